@@ -109,11 +109,15 @@ type Outcome struct {
 // Arg is an argument of a call, a member of a struct or an element of an
 // array: an optional name (clone's "flags=", a struct's "st_mode="), a
 // value, and for in/out parameters the value on return ("[16 => 28]").
+//
+//	Arg = Key? Expr ( "=>" Expr )?
+//
+// read by value.go like the expressions it is made of.
 type Arg struct {
 	Node
-	Name  Key   `parser:"@@"`
-	Value *Expr `parser:"@@"`
-	Out   *Expr `parser:"( '=>' @@ )?"`
+	Name  Key
+	Value *Expr
+	Out   *Expr
 }
 
 // Expr is a value: one operand, or operands joined by operators as in flag

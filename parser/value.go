@@ -208,6 +208,37 @@ func (p *Prefix) Parse(lex *lexer.PeekingLexer) error {
 	return nil
 }
 
+// Parse implements participle.Parseable: Key? Expr ( "=>" Expr )?.
+func (a *Arg) Parse(lex *lexer.PeekingLexer) error {
+	start := lex.Peek().Pos
+	if t := lex.Peek(); t.Type == tokKey {
+		a.Name = Key(t.Value[:len(t.Value)-1])
+		lex.Next()
+	}
+	v := &Expr{}
+	if err := v.Parse(lex); err != nil {
+		if err == participle.NextMatch && a.Name != "" {
+			return &participle.UnexpectedTokenError{Unexpected: *lex.Peek(), Expect: "a value after " + string(a.Name) + "="}
+		}
+		return err
+	}
+	a.Value = v
+	if t := lex.Peek(); t.Type == tokPunct && t.Value == "=>" {
+		lex.Next()
+		out := &Expr{}
+		if err := out.Parse(lex); err != nil {
+			if err == participle.NextMatch {
+				return &participle.UnexpectedTokenError{Unexpected: *lex.Peek(), Expect: "a value after =>"}
+			}
+			return err
+		}
+		a.Out = out
+	}
+	a.Pos = start
+	a.EndPos = lex.Peek().Pos
+	return nil
+}
+
 // Parse implements participle.Parseable: an optional "name=".
 func (k *Key) Parse(lex *lexer.PeekingLexer) error {
 	if t := lex.Peek(); t.Type == tokKey {
