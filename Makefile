@@ -1,6 +1,6 @@
 # The test command of the README. Packages with goroutines run under the
 # race detector; everything else runs once.
-RACE_PKGS := ./parser/ ./blockrec/
+RACE_PKGS := ./parser/ ./blockrec/ ./tracer/
 
 .PHONY: test check build fuzz bench
 test: check

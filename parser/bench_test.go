@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -45,7 +46,7 @@ func BenchmarkScan(b *testing.B) {
 	for _, mult := range []int{1, 4, 16} {
 		data := bytes.Repeat(base, mult)
 		lines := bytes.Count(data, []byte{'\n'})
-		b.Run(itoa(int64(lines))+"lines", func(b *testing.B) {
+		b.Run(strconv.Itoa(lines)+"lines", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			b.ResetTimer()

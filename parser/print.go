@@ -3,7 +3,7 @@ package parser
 import (
 	"fmt"
 	"io"
-	"strconv"
+	"reflect"
 	"strings"
 )
 
@@ -139,24 +139,14 @@ func (p *printer) patchable(n node) bool {
 	return ok
 }
 
+// isNil is true for a nil interface and for a typed nil pointer in one
+// (an optional child that was never set).
 func isNil(n node) bool {
-	switch v := n.(type) {
-	case nil:
+	if n == nil {
 		return true
-	case *Call:
-		return v == nil
-	case *Resumed:
-		return v == nil
-	case *Expr:
-		return v == nil
-	case *Arg:
-		return v == nil
-	case *Result:
-		return v == nil
-	case *Struct:
-		return v == nil
 	}
-	return false
+	v := reflect.ValueOf(n)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // tabto pads to the result column as strace does before "= ".
@@ -493,6 +483,3 @@ func eachArg(args []*Arg, fn func(node)) {
 		fn(a)
 	}
 }
-
-// itoa is strconv.Itoa, named for the builders.
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
