@@ -23,6 +23,11 @@ type cli struct {
 	Parse  parseCmd  `cmd:"" help:"Check that trace files are valid strace output."`
 	Fmt    fmtCmd    `cmd:"" help:"Print a trace back through the parser."`
 	Record recordCmd `cmd:"" help:"Run a command under ptrace and write its trace."`
+
+	Mutate    mutateCmd    `cmd:"" help:"Apply an anomaly from the catalogue to a trace."`
+	Anomalies anomaliesCmd `cmd:"" help:"List the anomaly catalogue with explanations."`
+
+	Blocklog blocklogCmd `cmd:"" help:"Print a saved block log (writes and flushes with their trace positions)."`
 }
 
 // exitError carries an exit status out of a command's Run.

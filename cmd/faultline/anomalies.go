@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/faultline/faultline/anomalies"
+)
+
+// anomaliesCmd is `faultline anomalies [NAME]`: the catalogue.
+type anomaliesCmd struct {
+	Name string `arg:"" optional:"" help:"Print the full explanation of this anomaly."`
+}
+
+func (c *anomaliesCmd) Run() error {
+	if c.Name == "" {
+		w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
+		for _, a := range anomalies.All() {
+			fmt.Fprintf(w, "%s\t%s\n", a.Name, a.Summary)
+		}
+		if err := w.Flush(); err != nil {
+			return toolError("writing standard output: %w", err)
+		}
+		return nil
+	}
+	a, ok := anomalies.Lookup(c.Name)
+	if !ok {
+		msg := fmt.Sprintf("no anomaly named %q", c.Name)
+		if s := anomalies.Suggest(c.Name); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, ", ") + "?"
+		}
+		return toolError("%s (list them with 'faultline anomalies')", msg)
+	}
+	if _, err := fmt.Print(a.Explain()); err != nil {
+		return toolError("writing standard output: %w", err)
+	}
+	return nil
+}
