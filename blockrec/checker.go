@@ -271,7 +271,9 @@ func (c *Checker) releaseLocked() error {
 		return nil
 	}
 	c.closed = true
-	unregister(c)
+	// Unregistered only once its directory is gone: until then another
+	// object's Close must not take the runtime dir for idle and remove it
+	// under this one.
 	var errs []error
 	for _, w := range c.workers {
 		// A worker interrupted mid-site may have left its mount behind.
@@ -290,6 +292,7 @@ func (c *Checker) releaseLocked() error {
 			errs = append(errs, err)
 		}
 	}
+	unregister(c)
 	if err := removeRuntimeDirIfIdle(); err != nil {
 		errs = append(errs, err)
 	}

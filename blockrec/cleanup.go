@@ -198,8 +198,10 @@ type mountInfo struct {
 	minor                 int
 }
 
-func readMountInfo() ([]mountInfo, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+func readMountInfo() ([]mountInfo, error) { return readMountInfoFile("/proc/self/mountinfo") }
+
+func readMountInfoFile(name string) ([]mountInfo, error) {
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("blockrec: reading mountinfo: %w", err)
 	}
@@ -281,6 +283,9 @@ func removeSameDev(p string, dev uint64) error {
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		ents, err := os.ReadDir(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("blockrec: removing %s: %w", p, err)
 		}

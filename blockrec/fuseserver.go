@@ -86,7 +86,25 @@ func startFUSE(dir string, files []*servedFile) (*fuseServer, error) {
 		MaxReadAhead:         128 << 10,
 		IgnoreSecurityLabels: true,
 	}
+	// go-fuse opens /dev/fuse without O_CLOEXEC and sets the flag after
+	// mounting; a program forked meanwhile by another goroutine (a traced
+	// run of a parallel check) would inherit the descriptor, hold the FUSE
+	// connection open and see its own descriptors numbered differently
+	// from the recording. Forks take ForkLock for writing, so holding it
+	// for reading closes the window, as the syscall package does for its
+	// own non-atomic descriptor creation. WaitMount is inside the lock
+	// too: its "poll hack" opens a file on the mount without O_CLOEXEC.
+	syscall.ForkLock.RLock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			syscall.ForkLock.RUnlock()
+		}
+	}
+	defer unlock()
 	srv, err := fuse.NewServer(fs, dir, opts)
+	closeOnExecFUSE()
 	if err != nil {
 		return nil, fmt.Errorf("blockrec: mounting FUSE at %s: %w", dir, err)
 	}
@@ -95,7 +113,9 @@ func startFUSE(dir string, files []*servedFile) (*fuseServer, error) {
 		srv.Serve()
 		close(fs.done)
 	}()
-	if err := srv.WaitMount(); err != nil {
+	err = srv.WaitMount()
+	unlock()
+	if err != nil {
 		_ = srv.Unmount()
 		return nil, fmt.Errorf("blockrec: waiting for FUSE mount at %s: %w", dir, err)
 	}

@@ -182,7 +182,9 @@ func (r *Recorder) releaseLocked() error {
 		return nil
 	}
 	r.closed = true
-	unregister(r)
+	// Unregistered only once its directory is gone: until then another
+	// object's Close must not take the runtime dir for idle and remove it
+	// under this one.
 	var errs []error
 	if r.mounted {
 		r.mounted = false
@@ -204,6 +206,7 @@ func (r *Recorder) releaseLocked() error {
 			errs = append(errs, err)
 		}
 	}
+	unregister(r)
 	if err := removeRuntimeDirIfIdle(); err != nil {
 		errs = append(errs, err)
 	}
