@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"syscall"
+
+	"github.com/faultline/faultline/parser"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,6 +51,33 @@ type Cmd struct {
 	// Tool, when set ("faultline v0.1"), makes the trace begin with the
 	// '#' header (HeaderLines) written before the first line.
 	Tool string
+
+	// Prepare, when set, runs on the tracing OS thread just before the
+	// program is forked, so it may change what only that thread and its
+	// children share: unshare(CLONE_NEWNS) and mount a sandbox, set the
+	// umask. A thread changed that way must not run other goroutines
+	// again, so with Prepare set the tracing thread is not returned to
+	// the Go scheduler: it exits when the trace ends. An error stops
+	// Start before anything is forked.
+	Prepare func() error
+	// Release, when set, runs on the same thread after the last tracee is
+	// gone (or after a failed Start), to undo what Prepare did in that
+	// thread's namespace (unmount the sandbox's bind mount, so that the
+	// host-side unmount really releases the file system).
+	Release func()
+	// Credential runs the program as another user (uid, gid, groups).
+	Credential *syscall.Credential
+	// Completed, when set, is called on the tracing thread after each
+	// call's result line was written, while the thread that made it is
+	// still stopped: tid, the line (the whole call, or the "<... resumed>"
+	// half) and its 1-based line number in Output, header included. It
+	// makes the tracer flush Output after every call.
+	Completed func(tid int, line *parser.Line, lineNo int)
+
+	// HeaderExtra are more header lines (without the leading "# "),
+	// written after the ones the tracer makes: the supervisor's
+	// description of the sandbox.
+	HeaderExtra []string
 
 	// Status is the root process's wait status, valid after Wait.
 	Status unix.WaitStatus
@@ -98,8 +128,15 @@ func (c *Cmd) Start(ctx context.Context) error {
 		// ptrace binds a tracee to the thread that attached it: every
 		// request must come from this one thread until Wait returns.
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if c.Prepare == nil {
+			defer runtime.UnlockOSThread()
+		}
+		// else: the thread's namespace or umask may differ from the
+		// process's; it dies with this goroutine instead of serving others.
 		defer close(c.done)
+		if c.Release != nil {
+			defer c.Release()
+		}
 		if err := t.start(); err != nil {
 			ready <- err
 			return

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,11 @@ func HeaderLines(c *Cmd, tool string) []*parser.Line {
 		env = os.Environ()
 	}
 	add("environment: %d variables, sha256:%s", len(env), envDigest(env))
+	// The environment in full, one variable a line, Go-quoted so that any
+	// byte survives: replay starts the program with exactly this.
+	for _, e := range env {
+		add("env: %s", strconv.Quote(e))
+	}
 	add("identity: uid=%d gid=%d euid=%d egid=%d umask=%s", os.Getuid(), os.Getgid(), os.Geteuid(), os.Getegid(), currentUmask())
 	var uts unix.Utsname
 	if unix.Uname(&uts) == nil {
@@ -75,6 +81,9 @@ func HeaderLines(c *Cmd, tool string) []*parser.Line {
 			add("traced calls: %s", strings.Join(names[:n], " "))
 			names = names[n:]
 		}
+	}
+	for _, x := range c.HeaderExtra {
+		add("%s", x)
 	}
 	return out
 }

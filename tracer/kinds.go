@@ -64,6 +64,8 @@ func (sc *scall) decodeEntry() {
 		}
 	}
 	sc.split = len(args)
+	// One allocation for the entry half, not one per growth.
+	sc.entry = make([]*parser.Arg, 0, len(args))
 	for i, k := range args {
 		if k.in == nil {
 			sc.split = i

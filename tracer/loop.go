@@ -2,9 +2,11 @@ package tracer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -37,6 +39,7 @@ type tracer struct {
 	prefix  bool
 
 	rootStatus unix.WaitStatus
+	lines      *lineCapture // with Cmd.Completed: what was written since the last call
 
 	mu        sync.Mutex
 	live      map[int]bool
@@ -46,7 +49,12 @@ type tracer struct {
 func newTracer(c *Cmd) *tracer {
 	t := &tracer{c: c, procs: map[int]*tracee{}, live: map[int]bool{}}
 	if c.Output != nil {
-		t.w = bufio.NewWriterSize(c.Output, 64<<10)
+		out := c.Output
+		if c.Completed != nil {
+			t.lines = &lineCapture{w: c.Output}
+			out = t.lines
+		}
+		t.w = bufio.NewWriterSize(out, 64<<10)
 		t.decode = true
 	}
 	t.prefix = c.Follow
@@ -72,6 +80,12 @@ func (t *tracer) start() error {
 	if t.c.Pid != 0 {
 		return t.attach()
 	}
+	if t.c.Prepare != nil {
+		if err := t.c.Prepare(); err != nil {
+			return fmt.Errorf("start %s: prepare: %w", t.c.Path, err)
+		}
+	}
+	onlyStdio()
 	files := []uintptr{0, 1, 2}
 	for i, f := range []*os.File{t.c.Stdin, t.c.Stdout, t.c.Stderr} {
 		if f != nil {
@@ -82,7 +96,7 @@ func (t *tracer) start() error {
 		Dir:   t.c.Dir,
 		Env:   t.c.Env,
 		Files: files,
-		Sys:   &syscall.SysProcAttr{Ptrace: true},
+		Sys:   &syscall.SysProcAttr{Ptrace: true, Credential: t.c.Credential},
 	})
 	if err != nil {
 		return fmt.Errorf("start %s: %w", t.c.Path, err)
@@ -236,7 +250,50 @@ func (t *tracer) syscallStop(p *tracee) error {
 	}
 	p.inSyscall = false
 	t.exit(p)
+	if t.lines != nil {
+		t.completed(p)
+	}
 	return t.resume(p, 0)
+}
+
+// lineCapture sits between the tracer's buffer and Output when the
+// caller wants each completed line: it counts lines and keeps the text
+// written since the last call completed.
+type lineCapture struct {
+	w     io.Writer
+	n     int    // complete lines written
+	since []byte // text since the last completed call
+}
+
+func (c *lineCapture) Write(b []byte) (int, error) {
+	c.since = append(c.since, b...)
+	return c.w.Write(b)
+}
+
+// completed flushes the call's line through the capture and hands it to
+// Cmd.Completed: the last line written is the call's own (the lines
+// before it, if any, are other threads' halves closed to make room).
+func (t *tracer) completed(p *tracee) {
+	if err := t.w.Flush(); err != nil {
+		return
+	}
+	c := t.lines
+	text := c.since
+	c.since = c.since[:0]
+	if len(text) == 0 {
+		return
+	}
+	nl := bytes.Count(text, []byte{'\n'})
+	c.n += nl
+	body := bytes.TrimSuffix(text, []byte{'\n'})
+	if i := bytes.LastIndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:]
+	}
+	l, err := parser.ParseLine("", c.n, string(body))
+	if err != nil {
+		return
+	}
+	t.c.Completed(p.tid, l, c.n)
 }
 
 func (t *tracer) eventStop(p *tracee, ev int) error {
@@ -385,9 +442,13 @@ func ptraceRestart(req, tid, sig int) error {
 	return nil
 }
 
+// wait4 waits only for this thread's children and tracees
+// (__WNOTHREAD): a wait for any pid must not reap the children other
+// goroutines started with os/exec, as it would when two traced runs, or a
+// run and a setup command, go on at once in one process.
 func wait4(pid int, ws *unix.WaitStatus) (int, error) {
 	for {
-		n, err := unix.Wait4(pid, ws, unix.WALL, nil)
+		n, err := unix.Wait4(pid, ws, unix.WALL|unix.WNOTHREAD, nil)
 		if err == unix.EINTR {
 			continue
 		}
