@@ -3,6 +3,7 @@ package mutators
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,4 +247,54 @@ func TestInsertedFormsParse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPathsWithoutDecorations: a trace recorded without -y still selects
+// read, write and close lines by path, through the opens, dups and forks
+// the trace shows.
+func TestPathsWithoutDecorations(t *testing.T) {
+	const text = `10 openat(AT_FDCWD, "/d/a.txt", O_RDONLY) = 3
+10 openat(AT_FDCWD, "/d/b.tmp", O_WRONLY|O_CREAT, 0644) = 4
+10 dup(4) = 5
+10 read(3, "x", 1) = 1
+10 close(4) = 0
+10 write(5, "y", 1) = 1
+10 clone(child_stack=NULL, flags=SIGCHLD) = 11
+11 fsync(5) = 0
+10 close(3) = 0
+10 openat(AT_FDCWD, "/d/c", O_RDONLY) = 3
+10 close(3) = 0
+`
+	tr, err := Read("t.strace", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, err := tr.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	sel := mustSel(t, "path=*.tmp")
+	for _, c := range calls {
+		if sel.Matches(c) {
+			got = append(got, fmt.Sprintf("%s@%d", c.Name, lineNo(c)))
+		}
+	}
+	want := []string{"openat@2", "dup@3", "close@5", "write@6", "fsync@8"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("path=*.tmp selects %v, want %v", got, want)
+	}
+	if n := countMatches(calls, mustSel(t, "syscall=close,path=c")); n != 1 {
+		t.Errorf("close of the reused fd 3 matched %d times, want 1 (the table must follow the reopen)", n)
+	}
+}
+
+func countMatches(calls []*Call, s Selector) int {
+	n := 0
+	for _, c := range calls {
+		if s.Matches(c) {
+			n++
+		}
+	}
+	return n
 }

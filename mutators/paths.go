@@ -87,7 +87,8 @@ func (c *Call) resolve(dirfd int, p string) string {
 }
 
 // FDPaths returns the paths -y printed on the call's descriptor arguments
-// and on a descriptor it returned.
+// and on a descriptor it returned; without -y, the paths the trace's own
+// opens gave its descriptor arguments.
 func (c *Call) FDPaths() []string {
 	var out []string
 	for _, a := range c.Args {
@@ -106,6 +107,9 @@ func (c *Call) FDPaths() []string {
 				out = append(out, p)
 			}
 		}
+	}
+	if len(out) == 0 {
+		out = append(out, c.opened...)
 	}
 	return out
 }

@@ -67,6 +67,9 @@ type Call struct {
 	// Cwd is the working directory of the call's process as far as the
 	// trace shows it (from -y decorations of AT_FDCWD), or "".
 	Cwd string
+	// opened are the paths of the call's descriptor arguments as the
+	// trace's own opens, dups and closes name them (see fdTable).
+	opened []string
 }
 
 // Calls joins the trace's lines into calls in the order they completed.
@@ -77,6 +80,7 @@ func (t *Trace) Calls() ([]*Call, error) {
 	var out []*Call
 	index := make(map[*parser.Line]int, len(t.Lines))
 	cwd := map[int]string{}
+	fds := fdTable{}
 	for i, l := range t.Lines {
 		index[l] = i
 		if e, ok := l.Body.(*parser.Exit); ok && e.KilledBy != "" {
@@ -93,7 +97,10 @@ func (t *Trace) Calls() ([]*Call, error) {
 		if d := cwdDecor(sc.Args); d != "" {
 			cwd[sc.Pid] = d
 		}
-		out = append(out, &Call{Syscall: sc, Index: i, Seq: len(out), Cwd: cwd[sc.Pid]})
+		c := &Call{Syscall: sc, Index: i, Seq: len(out), Cwd: cwd[sc.Pid]}
+		c.opened = fds.paths(c)
+		fds.update(c)
+		out = append(out, c)
 	}
 	for _, sc := range j.Unfinished() {
 		out = append(out, &Call{Syscall: sc, Index: index[sc.Lines[0]], Seq: len(out), Cwd: cwd[sc.Pid]})
