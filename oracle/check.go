@@ -23,14 +23,17 @@ type Verdict struct {
 // FileDiff explains one file of the nearest expected snapshot against the
 // crash state: what the user would find, and how many bytes are missing.
 type FileDiff struct {
-	Path         string
-	ExpectedSize int64
-	CrashSize    int64 // -1 when the file is absent from the crash state
-	Missing      uint64
-	Note         string // "absent", "shorter", "different content", "unreadable: ..."
+	Path         string `json:"path"`
+	ExpectedSize int64  `json:"expected_size"` // -1 when the expected snapshot has no such file
+	CrashSize    int64  `json:"crash_size"`    // -1 when the file is absent from the crash state
+	Missing      uint64 `json:"missing_bytes"`
+	Note         string `json:"note"` // "absent", "shorter", "different content", "unreadable: ...", "not in the expected snapshot"
 }
 
 func (f FileDiff) String() string {
+	if f.ExpectedSize < 0 {
+		return fmt.Sprintf("%s: %d bytes, %s", f.Path, f.CrashSize, f.Note)
+	}
 	if f.CrashSize < 0 {
 		return fmt.Sprintf("%s: absent (expected %d bytes)", f.Path, f.ExpectedSize)
 	}
@@ -81,7 +84,12 @@ func explain(cs, es *blockrec.Snapshot) []FileDiff {
 				Missing: Histogram(got.Hist).Missing(want.Hist), Note: "unreadable: " + got.Err})
 		case got.SHA256 != want.SHA256:
 			note := "different content"
-			if got.Size < want.Size {
+			switch {
+			case got.Size > 0 && Histogram(got.Hist)[0] == uint64(got.Size):
+				// Allocated but never written, or written but not yet
+				// marked written (ext4's unwritten extents).
+				note = "all zero bytes"
+			case got.Size < want.Size:
 				note = "shorter"
 			}
 			out = append(out, FileDiff{Path: want.Path, ExpectedSize: want.Size, CrashSize: got.Size,

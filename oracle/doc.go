@@ -13,6 +13,12 @@
 // round; its editing operations, its explanation and the authors' code all
 // say CS ⊇ ES, which is what is implemented here.)
 //
+// It also owns the report model of a crash check: a Finding explains one
+// inconsistent crash state (the line it follows, the writes it dropped,
+// its files beside the nearest expected snapshot), GroupFindings merges
+// findings with the same cause, and Report renders the whole check as text
+// or JSON.
+//
 // The oracle reads snapshots (blockrec.Snapshot) and traces (parser); it
 // does not mount, trace or replay anything itself.
 package oracle
