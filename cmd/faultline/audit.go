@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/faultline/faultline/suite"
+)
+
+// auditCmd is `faultline audit`: the whole catalogue and the crash check
+// on a program nobody wrote a suite for.
+type auditCmd struct {
+	Anomalies  []string      `sep:"," placeholder:"LIST" help:"Try only these anomalies (comma-separated; default: the catalogue but fsync-lies and kill, which the crash check judges)."`
+	NoCrash    bool          `help:"Leave out the crash-consistency check."`
+	WriteSuite string        `type:"path" placeholder:"FILE" help:"Save what ran as a suite file with the observed outcomes expected, so the audit becomes a regression test."`
+	Init       string        `placeholder:"DIR" type:"existingdir" help:"Copy DIR's contents into the sandbox before each run."`
+	Setup      string        `placeholder:"CMD" help:"Run CMD with sh -c in the sandbox before each run (after --init)."`
+	User       string        `placeholder:"NAME" help:"Run the program as this user."`
+	FS         string        `name:"fs" enum:"ext4,xfs,btrfs" default:"ext4" help:"File system of the crash check's disk."`
+	K          int           `default:"2" help:"The crash check drops at most N in-flight writes per crash site."`
+	Timeout    time.Duration `default:"30s" help:"Time limit of each run of the program; a replay that takes longer is hung."`
+	Jobs       int           `help:"Run N checks at once, each in its own sandbox (default: the number of cores)." placeholder:"N"`
+	Shard      string        `placeholder:"I/N" help:"Run only part I of N of the checks."`
+	JSON       bool          `name:"json" help:"Print the report as JSON."`
+	Out        string        `type:"path" default:"faultline-audit" placeholder:"DIR" help:"Keep the recording (trace.strace) and each check's artifacts in DIR; the reproduction commands name it."`
+	Cmd        []string      `arg:"" passthrough:"" name:"command" help:"The program and its arguments, after --."`
+}
+
+func (c *auditCmd) Run() error {
+	if len(c.Cmd) > 0 && c.Cmd[0] == "--" {
+		c.Cmd = c.Cmd[1:]
+	}
+	if len(c.Cmd) == 0 {
+		return toolError("audit: no command given (faultline audit [flags] -- CMD ARGS...)")
+	}
+	if c.Init != "" && c.Setup != "" {
+		return toolError("audit: give --init or --setup, not both")
+	}
+	if c.K < 1 {
+		return toolError("audit: --k %d: want at least 1", c.K)
+	}
+	if c.Anomalies != nil {
+		if _, err := suite.LookupAnomalies(c.Anomalies); err != nil {
+			return toolError("audit: --anomalies: %w", err)
+		}
+	}
+	out, err := filepath.Abs(c.Out)
+	if err != nil {
+		return toolError("audit: --out: %w", err)
+	}
+	init := c.Init
+	if init != "" {
+		if init, err = filepath.Abs(init); err != nil {
+			return toolError("audit: --init: %w", err)
+		}
+	}
+	r, err := newRunner(c.Jobs, c.Shard, out)
+	if err != nil {
+		return err
+	}
+	a := &suite.Audit{
+		Program:   suite.Program{Command: c.Cmd, Init: init, Setup: c.Setup, User: c.User, FS: c.FS, Timeout: c.Timeout},
+		Anomalies: c.Anomalies,
+		NoCrash:   c.NoCrash,
+		Crash:     suite.CrashOptions{K: c.K, FS: c.FS},
+		Out:       out,
+		Runner:    *r,
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	defer cleanupAll()
+	bar := newCheckBar(0, "audit")
+	a.Runner.Progress = bar.update
+	rep, err := a.Run(ctx)
+	bar.finish()
+	if rep == nil {
+		return toolError("audit: %w", err)
+	}
+	if c.JSON {
+		err2 := rep.WriteJSON(os.Stdout)
+		if err2 != nil {
+			return toolError("writing the report: %w", err2)
+		}
+	} else if err2 := rep.WriteFindings(os.Stdout); err2 != nil {
+		return toolError("writing the report: %w", err2)
+	}
+	if err != nil {
+		return toolError("audit: %w", err)
+	}
+	if c.WriteSuite != "" {
+		if err := a.WriteSuite(c.WriteSuite, rep); err != nil {
+			return toolError("audit: --write-suite: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "faultline: wrote the suite %s; run it with: faultline suite %s\n", c.WriteSuite, c.WriteSuite)
+	}
+	if n := len(rep.Findings()); n > 0 {
+		return &exitError{code: exitFinding, err: fmt.Errorf("audit: %d finding(s)", n)}
+	}
+	if rep.Errors() > 0 {
+		return &exitError{code: exitTool, err: fmt.Errorf("audit: %d check(s) could not run", rep.Errors())}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/faultline/faultline/blockrec"
+	"github.com/faultline/faultline/suite"
+	"github.com/faultline/faultline/supervisor"
+)
+
+// suiteCmd is `faultline suite`: run a project's suite file, the way CI
+// does.
+type suiteCmd struct {
+	JSON       bool     `name:"json" help:"Print the report as JSON instead of a table."`
+	JUnit      string   `name:"junit" type:"path" placeholder:"FILE" help:"Also write the report as JUnit XML to FILE (atomically), for CI dashboards."`
+	Jobs       int      `help:"Run N checks at once, each in its own sandbox (default: the number of cores)." placeholder:"N"`
+	Shard      string   `placeholder:"I/N" help:"Run only part I of N of the checks (the split depends on check names only), for a CI matrix."`
+	Only       []string `sep:"none" name:"run" placeholder:"NAME" help:"Run only the named check (repeat for several); the table's reproduce column uses it."`
+	Out        string   `type:"path" placeholder:"DIR" help:"Keep each check's artifacts (replayed traces, crash reports and images) in DIR."`
+	RecordOnly string   `type:"path" placeholder:"FILE" help:"Only record the program as the suite would and save the trace to FILE, to write a patch against (diff -u FILE edited.strace > edit.patch)."`
+	File       string   `arg:"" type:"path" help:"The suite file (TOML)."`
+}
+
+func (c *suiteCmd) Run() error {
+	s, err := suite.Load(c.File)
+	if err != nil {
+		return toolError("%w", err)
+	}
+	r, err := newRunner(c.Jobs, c.Shard, c.Out)
+	if err != nil {
+		return err
+	}
+	r.Only = c.Only
+	ctx, stop := interruptible()
+	defer stop()
+	defer cleanupAll()
+
+	if c.RecordOnly != "" {
+		t, err := r.Recording(ctx, s)
+		if err != nil {
+			return toolError("suite %s: %w", c.File, err)
+		}
+		if err := blockrec.WriteFileAtomic(c.RecordOnly, t.Write); err != nil {
+			return toolError("--record-only: %w", err)
+		}
+		return nil
+	}
+	bar := newCheckBar(len(s.Checks), "checks")
+	r.Progress = bar.update
+	rep, err := r.Run(ctx, s)
+	bar.finish()
+	if rep == nil {
+		return toolError("suite %s: %w", c.File, err)
+	}
+	if werr := c.write(rep); werr != nil {
+		return werr
+	}
+	switch {
+	case err != nil:
+		return toolError("suite %s: %w", c.File, err)
+	case rep.Errors() > 0:
+		return &exitError{code: exitTool, err: fmt.Errorf("suite %s: %d check(s) could not run", c.File, rep.Errors())}
+	case rep.Unexpected() > 0:
+		return &exitError{code: exitFinding, err: fmt.Errorf("suite %s: %d check(s) got an unexpected outcome", c.File, rep.Unexpected())}
+	}
+	return nil
+}
+
+func (c *suiteCmd) write(rep *suite.Report) error {
+	if c.JUnit != "" {
+		if err := blockrec.WriteFileAtomic(c.JUnit, rep.WriteJUnit); err != nil {
+			return toolError("--junit %s: %w", c.JUnit, err)
+		}
+	}
+	var err error
+	if c.JSON {
+		err = rep.WriteJSON(os.Stdout)
+	} else {
+		err = rep.WriteTable(os.Stdout)
+	}
+	if err != nil {
+		return toolError("writing the report: %w", err)
+	}
+	return nil
+}
+
+// newRunner is the runner both commands share.
+func newRunner(jobs int, shard, out string) (*suite.Runner, error) {
+	if jobs < 0 {
+		return nil, toolError("--jobs %d: want at least 1", jobs)
+	}
+	r := &suite.Runner{Jobs: jobs, Engine: &suite.Faultline{Tool: version, Out: out}}
+	if shard != "" {
+		sh, err := suite.ParseShard(shard)
+		if err != nil {
+			return nil, toolError("--shard: %w", err)
+		}
+		r.Shard = sh
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, toolError("--out: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// interruptible is a context that Ctrl-C, SIGTERM and SIGHUP cancel: the
+// checks under way stop and their sandboxes go.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// cleanupAll releases whatever a panic or a second signal left open.
+func cleanupAll() {
+	supervisor.CloseAll()
+	blockrec.CloseAll()
+}
+
+// checkBar is a progress bar over checks, drawn only on a terminal.
+type checkBar struct {
+	bar *progressbar.ProgressBar
+}
+
+func newCheckBar(total int, what string) *checkBar {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return &checkBar{}
+	}
+	return &checkBar{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+	)}
+}
+
+func (b *checkBar) update(r *suite.Result, done, total int) {
+	if b.bar == nil {
+		return
+	}
+	if b.bar.GetMax() != total {
+		b.bar.ChangeMax(total)
+	}
+	b.bar.Describe(fmt.Sprintf("%-40.40s", r.Check))
+	b.bar.Set(done)
+}
+
+func (b *checkBar) finish() {
+	if b.bar != nil {
+		b.bar.Finish()
+		b.bar.Exit()
+	}
+}
