@@ -23,11 +23,16 @@ type cli struct {
 	Parse  parseCmd  `cmd:"" help:"Check that trace files are valid strace output."`
 	Fmt    fmtCmd    `cmd:"" help:"Print a trace back through the parser."`
 	Record recordCmd `cmd:"" help:"Run a command under ptrace and write its trace."`
+	Replay replayCmd `cmd:"" help:"Replay a program against an (edited) trace and say how it coped."`
 
 	Mutate    mutateCmd    `cmd:"" help:"Apply an anomaly from the catalogue to a trace."`
 	Anomalies anomaliesCmd `cmd:"" help:"List the anomaly catalogue with explanations."`
 
+	Suite suiteCmd `cmd:"" help:"Run a suite file: checks with expected outcomes, as CI does."`
+	Audit auditCmd `cmd:"" help:"Try every applicable anomaly and the crash check on a program; list the findings."`
+
 	Blocklog blocklogCmd `cmd:"" help:"Print a saved block log (writes and flushes with their trace positions)."`
+	Crash    crashCmd    `cmd:"" help:"Check that every state a crash can leave the program's files in can be recovered."`
 }
 
 // exitError carries an exit status out of a command's Run.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/faultline/faultline/supervisor"
 	"github.com/faultline/faultline/tracer"
 )
 
@@ -26,6 +27,11 @@ type recordCmd struct {
 	DecodeFDs bool     `short:"y" help:"Print the path behind each file descriptor."`
 	Pid       int      `short:"p" placeholder:"PID" help:"Attach to a running process instead of starting one."`
 	NoSeccomp bool     `name:"no-seccomp" help:"With -e trace=, stop at every call instead of installing a seccomp-bpf filter."`
+	Init      string   `placeholder:"DIR" help:"Run in a sandbox populated from DIR (a copy keeping modes, owners, times, xattrs): a fresh file system at the working directory, in a private mount namespace."`
+	Setup     string   `placeholder:"CMD" help:"Run in a sandbox populated by sh -c CMD (run as root in it first)."`
+	User      string   `placeholder:"NAME" help:"Run the program as this user (with --init or --setup)."`
+	FS        string   `name:"fs" default:"tmpfs" enum:"tmpfs,ext4,xfs,btrfs" help:"The sandbox's file system: tmpfs, or the recording RAM disk with ext4, xfs or btrfs."`
+	Sandbox   string   `placeholder:"DIR" help:"Where the program sees the sandbox (its working directory); default: the current directory."`
 	Command   []string `arg:"" optional:"" passthrough:"" help:"Command and arguments to run."`
 }
 
@@ -57,6 +63,14 @@ func (r *recordCmd) Run() error {
 			return toolError("record: -e %s: %w", e, err)
 		}
 		filter = f
+	}
+
+	sandboxed := r.Init != "" || r.Setup != ""
+	if !sandboxed && (r.User != "" || r.Sandbox != "" || r.FS != "tmpfs") {
+		return toolError("record: --user, --sandbox and --fs need --init DIR or --setup CMD")
+	}
+	if sandboxed && r.Pid != 0 {
+		return toolError("record: -p attaches to a running program, which cannot be moved into a sandbox")
 	}
 
 	out, err := openOutput(r.Output)
@@ -91,6 +105,9 @@ func (r *recordCmd) Run() error {
 	// it started (or detaches from -p), the trace is completed and kept.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	if sandboxed {
+		return r.runSandboxed(ctx, c, out)
+	}
 	if err := c.Start(ctx); err != nil {
 		if errors.Is(err, tracer.ErrNotFound) {
 			return toolError("record: %s: command not found", c.Path)
@@ -196,4 +213,60 @@ func (o *output) abort() {
 	if o.tmp != "" {
 		os.Remove(o.tmp)
 	}
+}
+
+// runSandboxed records c in a fresh sandbox (--init/--setup): the world
+// the header describes, so the trace can be replayed.
+func (r *recordCmd) runSandboxed(ctx context.Context, c *tracer.Cmd, out *output) error {
+	dir := r.Sandbox
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return toolError("record: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return toolError("record: --sandbox %s: %w", dir, err)
+	}
+	sb := &supervisor.Sandbox{Dir: abs, Init: r.Init, Setup: r.Setup, User: r.User, FS: r.FS, Umask: -1, SetupOutput: os.Stderr}
+	if r.Init != "" {
+		if sb.Init, err = filepath.Abs(r.Init); err != nil {
+			return toolError("record: --init %s: %w", r.Init, err)
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			sb.Close()
+			panic(p)
+		}
+	}()
+	if err := sb.Open(ctx); err != nil {
+		return toolError("record: %w", err)
+	}
+	defer sb.Close()
+	run := &supervisor.Run{
+		Sandbox: sb, Path: c.Path, Args: c.Args,
+		Follow: c.Follow, Verbose: c.Verbose, DecodeFDs: c.DecodeFDs,
+		StringLimit: c.StringLimit, Filter: c.Filter,
+		Output: out, Tool: c.Tool, Log: c.Log,
+	}
+	werr := run.Run(ctx)
+	if werr != nil && errors.Is(werr, tracer.ErrNotFound) {
+		return toolError("record: %s: command not found", c.Path)
+	}
+	if err := out.commit(); err != nil {
+		return toolError("record: write %s: %w", r.Output, err)
+	}
+	if cerr := sb.Close(); cerr != nil && werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		if ctx.Err() != nil {
+			return toolError("record: interrupted; the trace so far is in %s", outputName(r.Output))
+		}
+		return toolError("record: %w", werr)
+	}
+	return nil
 }
