@@ -1,6 +1,6 @@
 # The test command of the README. Packages with goroutines run under the
 # race detector; everything else runs once.
-RACE_PKGS := ./parser/ ./blockrec/ ./tracer/
+RACE_PKGS := ./parser/ ./blockrec/ ./tracer/ ./supervisor/ ./crash/ ./suite/
 
 .PHONY: test check build fuzz bench
 test: check

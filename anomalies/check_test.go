@@ -21,7 +21,7 @@ func TestExdevCheckerNaive(t *testing.T) {
 	text := strings.Join(all, "\n")
 	for _, want := range []string{
 		"mode was not carried over",
-		"owner was not carried over",
+		"whether the owner was carried over",
 		"timestamps were not carried over",
 		"extended attributes not carried over to /b/dst: user.a",
 		"line 9: the source /a/src was removed before the copy was complete",

@@ -85,11 +85,12 @@ func judgeFallback(calls []*mutators.Call, rn *mutators.Call) []Finding {
 		}
 	}
 	for _, c := range calls[rn.Seq+1:] {
-		fds.track(c)
-		if !c.Succeeded() {
-			continue
+		// Observe before tracking: a close must still see the path its fd
+		// named when the trace has no -y decorations.
+		if c.Succeeded() {
+			m.observe(fds, c)
 		}
-		m.observe(fds, c)
+		fds.track(c)
 	}
 	return m.judge(rn)
 }
@@ -191,16 +192,14 @@ func (m *move) judge(rn *mutators.Call) []Finding {
 		fail(at, "the mode was not carried over: no chmod-family call or ACL on %s", m.dst)
 	}
 	if !m.owner {
-		same := false
-		if m.srcStat != nil && m.dstOwner != nil {
-			su, _ := mutators.FieldInt(m.srcStat, "st_uid")
-			sg, _ := mutators.FieldInt(m.srcStat, "st_gid")
-			du, okU := mutators.FieldInt(m.dstOwner, "st_uid")
-			dg, okG := mutators.FieldInt(m.dstOwner, "st_gid")
-			same = okU && okG && su == du && sg == dg
-		}
-		if !same {
-			fail(at, "the owner was not carried over: no chown-family call on %s, and no stat of it shows the source's owner", m.dst)
+		switch m.sameOwner() {
+		case ownerDiffers:
+			fail(at, "the owner was not carried over: no chown-family call on %s, and its stat shows another owner than the source's", m.dst)
+		case ownerUnknown:
+			// GNU mv skips fchown when the new file already has the
+			// source's owner, which only full stats (record -v) show.
+			out = append(out, Finding{Severity: Note, Line: at, Message: fmt.Sprintf(
+				"cannot tell whether the owner was carried over: no chown-family call on %s and the trace's stats do not show st_uid (record with -v)", m.dst)})
 		}
 	}
 	if !m.times {
@@ -230,4 +229,31 @@ func (m *move) judge(rn *mutators.Call) []Finding {
 			"the source %s was removed before the copy was made durable (no fsync of %s): a crash after the unlink can lose the data (GNU mv does the same)", m.src, m.dst)})
 	}
 	return out
+}
+
+type ownership int
+
+const (
+	ownerSame ownership = iota
+	ownerDiffers
+	ownerUnknown
+)
+
+// sameOwner compares the source's owner with a stat of the destination
+// taken after it was created.
+func (m *move) sameOwner() ownership {
+	if m.srcStat == nil || m.dstOwner == nil {
+		return ownerUnknown
+	}
+	su, okSU := mutators.FieldInt(m.srcStat, "st_uid")
+	sg, okSG := mutators.FieldInt(m.srcStat, "st_gid")
+	du, okU := mutators.FieldInt(m.dstOwner, "st_uid")
+	dg, okG := mutators.FieldInt(m.dstOwner, "st_gid")
+	switch {
+	case !okSU || !okSG || !okU || !okG:
+		return ownerUnknown
+	case su == du && sg == dg:
+		return ownerSame
+	}
+	return ownerDiffers
 }

@@ -19,7 +19,7 @@ func (e *engine) performInserted(s *tracer.Stop, th *thread) {
 		if ev == nil || !ev.inserted || ev.sig != "" {
 			return
 		}
-		th.next++
+		th.advance()
 		e.position(ev.line)
 		if ev.exit != nil {
 			e.performKill(s, ev)

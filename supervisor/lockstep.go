@@ -20,22 +20,41 @@ import (
 
 type thread struct {
 	tid     int
+	tgid    int // live thread group: the descriptor table it uses
 	pid     int // trace pid; -1 when the trace has no such process
 	evs     []*event
 	next    int
-	cur     *event   // matched at entry, waiting for its exit
-	skipped bool     // cur was not executed (Stop.Skip)
-	prep    []string // what PrepareEntry changed for an edited cur
+	cur     *event          // matched at entry, waiting for its exit
+	skipped bool            // cur was not executed (Stop.Skip)
+	prep    []string        // what PrepareEntry changed for an edited cur
+	fds     map[int64]int64 // descriptors this thread got: trace → live (fdmap.go)
 
 	held   []unix.Signal       // arrived before the trace has them
 	missed map[unix.Signal]int // the trace had them before they arrived
+	// handlers are the handler runs (the calls up to rt_sigreturn) of
+	// missed signals, matched when the signal does come; queue holds
+	// the one being matched, ahead of evs.
+	handlers map[unix.Signal][][]*event
+	queue    []*event
 }
 
 func (t *thread) peek() *event {
+	if len(t.queue) > 0 {
+		return t.queue[0]
+	}
 	if t.next < len(t.evs) {
 		return t.evs[t.next]
 	}
 	return nil
+}
+
+// advance moves past the event peek returned.
+func (t *thread) advance() {
+	if len(t.queue) > 0 {
+		t.queue = t.queue[1:]
+		return
+	}
+	t.next++
 }
 
 type engine struct {
@@ -47,6 +66,7 @@ type engine struct {
 
 	tids     map[int]*thread
 	liveKids map[int]int
+	fds      fdMaps
 
 	diverged   bool
 	div        *Divergence
@@ -68,7 +88,7 @@ type engine struct {
 }
 
 func newEngine(r *Replay, sc *script) *engine {
-	return &engine{r: r, sc: sc, tids: map[int]*thread{}, liveKids: map[int]int{}}
+	return &engine{r: r, sc: sc, tids: map[int]*thread{}, liveKids: map[int]int{}, fds: fdMaps{}}
 }
 
 func (e *engine) logf(format string, args ...any) {
@@ -98,7 +118,17 @@ func (e *engine) newThread(tid, parent int) {
 			pid = kids[k]
 		}
 	}
-	th := &thread{tid: tid, pid: pid}
+	tgid, _ := procTgid(tid)
+	if pt := e.tids[parent]; pt != nil && tgid == tid {
+		e.fds.inherit(tgid, pt.tgid) // a new process: a copy of the table
+	}
+	th := &thread{tid: tid, tgid: tgid, pid: pid}
+	if pt := e.tids[parent]; pt != nil && tgid == tid && len(pt.fds) > 0 {
+		th.fds = make(map[int64]int64, len(pt.fds))
+		for k, v := range pt.fds {
+			th.fds[k] = v
+		}
+	}
 	if pid >= 0 {
 		th.evs = e.sc.threads[pid]
 	}
@@ -111,21 +141,9 @@ func (e *engine) thread(tid int) *thread {
 	if th := e.tids[tid]; th != nil {
 		return th
 	}
-	parent := 0
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status"); err == nil {
-		var tgid, ppid int
-		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
-				tgid, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-			if v, ok := strings.CutPrefix(l, "PPid:"); ok {
-				ppid, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		parent = ppid
-		if tgid != tid {
-			parent = tgid
-		}
+	tgid, parent := procTgid(tid)
+	if tgid != tid {
+		parent = tgid
 	}
 	if parent == 0 {
 		parent = -1 // not the root: that one is always known
@@ -150,14 +168,20 @@ func (e *engine) enter(s *tracer.Stop) {
 	if e.diverged || e.killed {
 		return
 	}
+	// Futex calls are the threads' scheduling, not the program's
+	// decisions: how many a join or a lock takes differs from run to
+	// run. They run free and the trace's are passed over.
+	if freeCalls[s.Call.Name] {
+		return
+	}
+	for ev := th.peek(); ev != nil && ev.call != nil && freeCalls[ev.call.Name] && !ev.edited && !ev.inserted; ev = th.peek() {
+		th.advance()
+	}
 	// A signal the trace has before this call has not come yet: it
-	// will be delivered when it does.
+	// will be delivered when it does, and its handler's calls are
+	// matched then.
 	for ev := th.peek(); ev != nil && ev.sig != ""; ev = th.peek() {
-		if th.missed == nil {
-			th.missed = map[unix.Signal]int{}
-		}
-		th.missed[unix.SignalNum(ev.sig)]++
-		th.next++
+		th.deferSignal(unix.SignalNum(ev.sig))
 	}
 	ev := th.peek()
 	switch {
@@ -168,11 +192,11 @@ func (e *engine) enter(s *tracer.Stop) {
 		e.diverge(th, ev, entryText(s.Call), "the trace has the process end here")
 		return
 	}
-	if ok, why := matchCall(ev.call, s.Call); !ok {
+	if ok, why := matchCall(ev.call, s.Call, func(fd int64) int64 { return e.fds.live(th, fd) }); !ok {
 		e.diverge(th, ev, entryText(s.Call), why)
 		return
 	}
-	th.next++
+	th.advance()
 	th.cur = ev
 	th.skipped = false
 	e.position(ev.line)
@@ -192,8 +216,16 @@ func (e *engine) enter(s *tracer.Stop) {
 			break
 		}
 		th.skipped = true
-		if ev.edited {
+		switch {
+		case ev.edited:
 			e.injected(ev, "fail", []string{"not executed; returns -1 " + res.Outcome.Errno})
+		case faultErrno[res.Outcome.Errno]:
+			// No sandbox fails this way on its own: an unmarked line
+			// with this error is a hand edit.
+			e.anomalies++
+			e.injections = append(e.injections, Injection{Line: ev.line, Kind: "hand-edit", Call: ev.text(),
+				Changes: []string{"not executed; returns -1 " + res.Outcome.Errno}})
+			e.logf("injected at line %d (hand-edit): %s", ev.line, ev.text())
 		}
 	case ev.notPerformed:
 		v, _ := res.Int()
@@ -212,6 +244,18 @@ func (e *engine) enter(s *tracer.Stop) {
 	}
 }
 
+// freeCalls run outside lockstep (see enter).
+var freeCalls = map[string]bool{"futex": true, "sched_yield": true}
+
+// faultErrno are the errors a fresh sandbox never returns by itself:
+// the device, the disk, the network or the kernel failed. Errors a world
+// gives (ENOENT, EEXIST, EACCES for --user, EAGAIN) are not here.
+var faultErrno = map[string]bool{
+	"EIO": true, "ENOSPC": true, "EDQUOT": true, "EFBIG": true, "EXDEV": true, "EROFS": true,
+	"EMFILE": true, "ENFILE": true, "ENOMEM": true, "EBUSY": true, "ELOOP": true,
+	"ECONNRESET": true, "ETIMEDOUT": true, "ECONNREFUSED": true, "EHOSTUNREACH": true, "ENETUNREACH": true,
+}
+
 func executeFailure(errno string) bool {
 	return strings.HasPrefix(errno, "ERESTART") || errno == "EINPROGRESS"
 }
@@ -225,6 +269,9 @@ func (e *engine) exit(s *tracer.Stop) {
 	th.cur = nil
 	prep := th.prep
 	th.prep = nil
+	if !th.skipped {
+		e.fds.observe(th, ev.call.Name, ev.call, s.Regs.Ret())
+	}
 	if !th.skipped && ev.call.Result != nil && !ev.call.Result.Unknown && !noPatch[ev.call.Name] {
 		ret := s.Regs.Ret()
 		liveFailed := failedRet(ret) && !ev.call.Result.Failed() && !volatileErrno(ret)
@@ -246,7 +293,7 @@ func (e *engine) exit(s *tracer.Stop) {
 		switch {
 		case ev.edited:
 			e.injected(ev, "result", ch)
-		case significant(ch):
+		case significant(ch) && !e.fds.statsStdio(th.tgid, ev.call):
 			// An unmarked line the world had to be bent to: a hand edit
 			// (or a world that differs in what the program can see, which
 			// the trace now decides).
@@ -288,11 +335,15 @@ func (e *engine) signal(s *tracer.Stop, sig unix.Signal) unix.Signal {
 		return sig
 	}
 	if ev := th.peek(); ev != nil && ev.sig != "" && unix.SignalNum(ev.sig) == sig {
-		th.next++
+		th.advance()
 		return sig
 	}
 	if th.missed[sig] > 0 {
 		th.missed[sig]--
+		if hs := th.handlers[sig]; len(hs) > 0 {
+			th.queue = append(append([]*event(nil), hs[0]...), th.queue...)
+			th.handlers[sig] = hs[1:]
+		}
 		return sig
 	}
 	if synchronous[sig] {
@@ -302,22 +353,57 @@ func (e *engine) signal(s *tracer.Stop, sig unix.Signal) unix.Signal {
 	return 0
 }
 
+// deferSignal moves past a signal the trace has next that has not
+// arrived, and past its handler's run when the thread catches it: the
+// events up to its rt_sigreturn. Two pending instances of one signal
+// merge into one, so a deferred handler run may never be matched.
+func (th *thread) deferSignal(sig unix.Signal) {
+	if th.missed == nil {
+		th.missed = map[unix.Signal]int{}
+		th.handlers = map[unix.Signal][][]*event{}
+	}
+	th.missed[sig]++
+	th.advance()
+	if len(th.queue) > 0 || !catches(th.tid, sig) {
+		return
+	}
+	for i := th.next; i < len(th.evs); i++ {
+		ev := th.evs[i]
+		if ev.sig != "" || ev.exit != nil || ev.inserted {
+			return // not a plain handler run: leave the trace as it is
+		}
+		if ev.call != nil && (ev.call.Name == "rt_sigreturn" || ev.call.Name == "sigreturn") {
+			th.handlers[sig] = append(th.handlers[sig], th.evs[th.next:i+1])
+			th.next = i + 1
+			return
+		}
+	}
+}
+
+// catches reports whether tid has a handler for sig (SigCgt in
+// /proc/TID/status).
+func catches(tid int, sig unix.Signal) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && sig >= 1 && sig <= 64 && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
+}
+
 // raiseHeld raises the held signals the trace has next for th.
 func (e *engine) raiseHeld(th *thread) {
-	for i := th.next; i < len(th.evs) && th.evs[i].sig != ""; i++ {
+	for i := th.next; len(th.queue) == 0 && i < len(th.evs) && th.evs[i].sig != ""; i++ {
 		want := unix.SignalNum(th.evs[i].sig)
 		for j, h := range th.held {
 			if h == want {
 				th.held = append(th.held[:j], th.held[j+1:]...)
-				tgid := th.tid
-				if b, err := os.ReadFile("/proc/" + strconv.Itoa(th.tid) + "/status"); err == nil {
-					for _, l := range strings.Split(string(b), "\n") {
-						if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
-							tgid, _ = strconv.Atoi(strings.TrimSpace(v))
-						}
-					}
-				}
-				unix.Tgkill(tgid, th.tid, want)
+				unix.Tgkill(th.tgid, th.tid, want)
 				break
 			}
 		}

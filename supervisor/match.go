@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/parser"
+	"github.com/faultline/faultline/tracer"
 )
 
 // Matching: a live call matches its line when the name and the identity
@@ -60,13 +61,25 @@ func normArg(a *parser.Arg) string {
 }
 
 // matchCall reports whether the live entry half got agrees with the
-// trace's call want; when not, it says why.
-func matchCall(want *parser.Syscall, got *parser.Call) (bool, string) {
+// trace's call want, with the trace's descriptor numbers translated by
+// liveFD (see fdmap.go); when not, it says why.
+func matchCall(want *parser.Syscall, got *parser.Call, liveFD func(int64) int64) (bool, string) {
 	if want.Name != got.Name {
 		return false, "a different call"
 	}
 	skip := map[int]bool{}
 	for _, i := range ignoredArgs[got.Name] {
+		skip[i] = true
+	}
+	for _, i := range tracer.FDArgs(got.Name) {
+		w, okW := intArg(want.Args, i)
+		g, okG := intArg(got.Args, i)
+		if !okW || !okG {
+			continue // AT_FDCWD and the like compare as text
+		}
+		if liveFD(w) != g {
+			return false, "argument " + itoa(i+1) + " differs: descriptor " + itoa(int(w)) + " is " + itoa(int(liveFD(w))) + " in this run, the program used " + itoa(int(g))
+		}
 		skip[i] = true
 	}
 	for i, g := range got.Args {

@@ -35,7 +35,7 @@ func buildC(t *testing.T, name string) string {
 		t.Skip("gcc not installed")
 	}
 	out := filepath.Join(t.TempDir(), name)
-	if b, err := exec.Command("gcc", "-O1", "-o", out, filepath.Join("testdata", name+".c")).CombinedOutput(); err != nil {
+	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", out, filepath.Join("testdata", name+".c")).CombinedOutput(); err != nil {
 		t.Fatalf("gcc %s: %v\n%s", name, err, b)
 	}
 	return out
@@ -163,22 +163,26 @@ func replay(t *testing.T, tr *mutators.Trace, r *Replay) (*Report, error) {
 func TestUneditedReplaysWithoutDivergence(t *testing.T) {
 	needRoot(t)
 	two := buildC(t, "twofiles")
+	threads := buildC(t, "threads")
+	// The concurrent programs run 20 times: a flaky lockstep shows there.
 	tests := []struct {
 		name string
 		init map[string]string
 		argv []string
+		runs int
 	}{
-		{"mv", map[string]string{"a": "hello\n", "d/": ""}, []string{"mv", "a", "d/"}},
-		{"c program", nil, []string{two}},
-		{"shell pipeline", map[string]string{"a": "b\na\nc\n"}, []string{"/bin/sh", "-c", "sort a | cat > b; cat b"}},
-		{"python rename", map[string]string{"a": "x", "d/": "", "rename.py": readFile(t, "testdata/rename.py")}, []string{python3(t), "rename.py"}},
+		{"mv", map[string]string{"a": "hello\n", "d/": ""}, []string{"mv", "a", "d/"}, 3},
+		{"c program", nil, []string{two}, 3},
+		{"shell pipeline", map[string]string{"a": "b\na\nc\n"}, []string{"/bin/sh", "-c", "sort a | cat > b; cat b"}, 20},
+		{"threaded program", nil, []string{threads}, 20},
+		{"python rename", map[string]string{"a": "x", "d/": "", "rename.py": readFile(t, "testdata/rename.py")}, []string{python3(t), "rename.py"}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			box := filepath.Join(t.TempDir(), "box")
 			init := world(t, tt.init)
 			tr := record(t, box, init, tt.argv...)
-			for i := 0; i < 3; i++ {
+			for i := 0; i < tt.runs; i++ {
 				rep, err := replay(t, tr, &Replay{})
 				if err != nil {
 					t.Fatalf("run %d: %v", i, err)
@@ -221,6 +225,7 @@ func TestAnomalyOutcomes(t *testing.T) {
 	needRoot(t)
 	fsyncIgnore := buildC(t, "fsync_ignore")
 	filetype := buildC(t, "filetype")
+	renameIgnore := buildC(t, "rename_ignore")
 	tests := []struct {
 		name     string
 		init     map[string]string
@@ -256,6 +261,36 @@ func TestAnomalyOutcomes(t *testing.T) {
 					t.Errorf("python exited %d, want 1 (traceback)", rep.ExitStatus)
 				}
 			},
+		},
+		{
+			name: "python shutil.move falls back", anomaly: "rename-exdev",
+			init: map[string]string{"a": "x", "d/": "", "move.py": readFile(t, "testdata/shutil_move.py")}, argv: []string{python3(t), "move.py"},
+			outcome: Recovered,
+			check: func(t *testing.T, rep *Report) {
+				// shutil.copy2 copies data, mode, times and xattrs but
+				// not the owner, and never fsyncs the copy.
+				if len(rep.Findings) == 0 {
+					t.Errorf("the checker has nothing to say about shutil.move")
+				}
+				for _, f := range rep.Findings {
+					t.Logf("shutil.move: %s", f)
+				}
+			},
+		},
+		{
+			name: "a program that ignores rename's result", anomaly: "rename-exdev",
+			init: map[string]string{"a": "x", "d/": ""}, argv: []string{renameIgnore},
+			outcome: Unhandled, exitCode: 1,
+		},
+		{
+			name: "gzip refuses a character device", anomaly: "filetype-chr", sels: []string{"syscall=newfstatat,path=a"},
+			init: map[string]string{"a": strings.Repeat("gzip me\n", 100)}, argv: []string{"gzip", "a"},
+			outcome: HandledError,
+		},
+		{
+			name: "cat does not notice a character device", anomaly: "filetype-chr", sels: []string{"syscall=newfstatat,path=a"},
+			init: map[string]string{"a": "x\n"}, argv: []string{"cat", "a"},
+			outcome: Unhandled, exitCode: 1,
 		},
 		{
 			name: "ignored fsync EIO", anomaly: "fsync-eio",
@@ -321,6 +356,40 @@ func TestHandEditTakesEffect(t *testing.T) {
 	}
 	if len(rep.Injections) != 1 || rep.Injections[0].Kind != "hand-edit" {
 		t.Errorf("injections %+v, want the hand edit", rep.Injections)
+	}
+	checkClean(t)
+}
+
+// A person records cp a b and, in an editor, makes the copy into b fail
+// with ENOSPC (cp copies with copy_file_range). cp must report it and exit 1.
+func TestHandEditCp(t *testing.T) {
+	needRoot(t)
+	box := filepath.Join(t.TempDir(), "box")
+	tr := record(t, box, world(t, map[string]string{"a": "hello\n"}), "cp", "a", "b")
+	text := tr.String()
+	re := regexp.MustCompile(`(?m)^(\d+ +copy_file_range\(3</[^>]*/a>, NULL, 4</[^>]*/b>, NULL, \d+, 0\) += )6$`)
+	if !re.MatchString(text) {
+		t.Fatalf("no copy into b in\n%s", text)
+	}
+	text = re.ReplaceAllString(text, "${1}-1 ENOSPC (No space left on device)")
+	edited, err := mutators.Read(tr.File, strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := replay(t, edited, &Replay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.Text(&b)
+	if rep.Outcome != HandledError || rep.ExitStatus != 1 {
+		t.Fatalf("exit %d, outcome %s: the edit did not take effect\n%s", rep.ExitStatus, rep.Outcome, b.String())
+	}
+	if len(rep.Injections) != 1 || rep.Injections[0].Kind != "hand-edit" || !strings.Contains(rep.Injections[0].Call, "ENOSPC") {
+		t.Errorf("injections %+v, want the hand edit of the write", rep.Injections)
+	}
+	if !strings.Contains(b.String(), "hand-edit") {
+		t.Errorf("the report does not show the hand edit:\n%s", b.String())
 	}
 	checkClean(t)
 }

@@ -1,0 +1,2 @@
+import shutil
+shutil.move("a", "d/a")
