@@ -6,6 +6,7 @@ RACE_PKGS := ./parser/ ./blockrec/ ./tracer/ ./supervisor/ ./crash/ ./suite/
 test: check
 	go test -count=1 ./...
 	go test -count=1 -race $(RACE_PKGS)
+	scripts/check-clean.sh
 
 check:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -3,6 +3,7 @@ package blockrec
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -53,20 +54,21 @@ func run(t testing.TB, dir, script string) {
 	}
 }
 
-// ours reports lines of `losetup -a` and /proc/mounts that belong to
-// faultline (backing files or mount points under RunRoot, or FUSE mounts
-// named faultline).
+// ours lists the loop devices and mounts of this test process: other
+// packages' tests (go test runs them at once) and other faultline runs
+// have theirs under their own pids.
 func ours(t testing.TB) []string {
+	own := RunRoot + "/" + strconv.Itoa(os.Getpid()) + "/"
 	var found []string
 	out, _ := exec.Command("losetup", "-a").CombinedOutput()
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.Contains(l, RunRoot) {
+		if strings.Contains(l, own) {
 			found = append(found, "losetup: "+l)
 		}
 	}
 	m, _ := os.ReadFile("/proc/mounts")
 	for _, l := range strings.Split(string(m), "\n") {
-		if strings.Contains(l, RunRoot) || strings.HasPrefix(l, "faultline ") {
+		if strings.Contains(l, own) {
 			found = append(found, "mount: "+l)
 		}
 	}

@@ -171,3 +171,9 @@ func splitNul(b []byte) []string {
 	}
 	return out
 }
+
+// CopyEntry copies one file, directory tree or symlink src to the path
+// dst (which must not exist), preserving what copyTree preserves.
+func CopyEntry(src, dst string) error {
+	return copyEntry(src, dst, map[[2]uint64]string{})
+}

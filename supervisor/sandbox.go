@@ -55,7 +55,7 @@ type Sandbox struct {
 	host    string
 	rec     *blockrec.Recorder
 	cred    *syscall.Credential
-	made    []string // directories created for Dir, deepest last
+	dirHold *dirLock // the shared hold on Dir (sharedir.go)
 	mounted bool     // tmpfs mounted at host
 }
 
@@ -163,7 +163,7 @@ func (s *Sandbox) Open(ctx context.Context) (err error) {
 		// mkfs made it; no program did.
 		os.Remove(filepath.Join(s.host, "lost+found"))
 	}
-	if err := s.makeDir(); err != nil {
+	if s.dirHold, err = holdDir(s.Dir); err != nil {
 		return err
 	}
 	if s.Init != "" {
@@ -179,25 +179,6 @@ func (s *Sandbox) Open(ctx context.Context) (err error) {
 		if err := s.runSetup(ctx); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// makeDir creates Dir on the host when missing, remembering what it
-// made so Close can remove it again.
-func (s *Sandbox) makeDir() error {
-	var missing []string
-	for d := s.Dir; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
-			break
-		}
-		missing = append(missing, d)
-	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o755); err != nil {
-			return fmt.Errorf("sandbox: creating %s: %w", missing[i], err)
-		}
-		s.made = append(s.made, missing[i])
 	}
 	return nil
 }
@@ -332,9 +313,7 @@ func (s *Sandbox) Close() error {
 			errs = append(errs, fmt.Errorf("sandbox: %w", err))
 		}
 	}
-	for i := len(s.made) - 1; i >= 0; i-- {
-		os.Remove(s.made[i]) // only if still empty
-	}
+	s.dirHold.release()
 	removeIdleRuntimeDir()
 	return errors.Join(errs...)
 }

@@ -374,8 +374,15 @@ func compareTraces(t *testing.T, refPath, gotPath string) (match, total int, dif
 				match++
 			case pr[0] >= 0 && pr[1] >= 0:
 				diffs = append(diffs, fmt.Sprintf("thread %d:\n  strace:    %s\n  faultline: %s", i, r[pr[0]].text, g[pr[1]].text))
+			case pr[0] >= 0 && r[pr[0]].name == "getrandom":
+				// The number of getrandom calls is itself random: gnulib's
+				// tempname (sed -i, sort) draws again when the value falls
+				// in the biased range, about one run in twenty. Not a line
+				// to match.
+				total--
 			case pr[0] >= 0:
 				diffs = append(diffs, fmt.Sprintf("thread %d: only strace:    %s", i, r[pr[0]].text))
+			case g[pr[1]].name == "getrandom":
 			default:
 				diffs = append(diffs, fmt.Sprintf("thread %d: only faultline: %s", i, g[pr[1]].text))
 			}

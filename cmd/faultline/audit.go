@@ -51,6 +51,11 @@ func (c *auditCmd) Run() error {
 		return toolError("audit: --out: %w", err)
 	}
 	init := c.Init
+	cleanupWorld, err := defaultWorld("audit", c.Cmd, &init, c.Setup, filepath.Join(out, "init"))
+	defer cleanupWorld()
+	if err != nil {
+		return err
+	}
 	if init != "" {
 		if init, err = filepath.Abs(init); err != nil {
 			return toolError("audit: --init: %w", err)

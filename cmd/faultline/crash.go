@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -66,6 +67,15 @@ func (c *crashCmd) Run() error {
 	// A second signal, or a panic, must still leave nothing mounted.
 	defer blockrec.CloseAll()
 
+	keep := ""
+	if c.Out != "" {
+		keep = filepath.Join(c.Out, "init")
+	}
+	cleanupWorld, err := defaultWorld("crash", c.Cmd, &c.Init, c.Setup, keep)
+	defer cleanupWorld()
+	if err != nil {
+		return err
+	}
 	check := &crash.Check{
 		Argv: c.Cmd, Init: c.Init, Setup: c.Setup, FS: blockrec.FSType(c.FS), Size: int64(size), K: c.K,
 		Tolerance: c.Tolerance, TolSet: true, Amplify: amp, Unamplified: c.Compare,
