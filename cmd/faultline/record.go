@@ -30,7 +30,7 @@ type recordCmd struct {
 	Init      string   `placeholder:"DIR" help:"Run in a sandbox populated from DIR (a copy keeping modes, owners, times, xattrs): a fresh file system at the working directory, in a private mount namespace."`
 	Setup     string   `placeholder:"CMD" help:"Run in a sandbox populated by sh -c CMD (run as root in it first)."`
 	User      string   `placeholder:"NAME" help:"Run the program as this user (with --init or --setup)."`
-	FS        string   `name:"fs" default:"tmpfs" enum:"tmpfs,ext4,xfs,btrfs" help:"The sandbox's file system: tmpfs, or the recording RAM disk with ext4, xfs or btrfs."`
+	FS        string   `name:"fs" enum:"default,tmpfs,ext4,xfs,btrfs" default:"default" help:"The sandbox's file system: the recording RAM disk with ext4 (the default), xfs or btrfs, or tmpfs (faster to set up; no block log). Replay uses the one the header names."`
 	Sandbox   string   `placeholder:"DIR" help:"Where the program sees the sandbox (its working directory); default: the current directory."`
 	Command   []string `arg:"" optional:"" passthrough:"" help:"Command and arguments to run."`
 }
@@ -66,8 +66,14 @@ func (r *recordCmd) Run() error {
 	}
 
 	sandboxed := r.Init != "" || r.Setup != ""
-	if !sandboxed && (r.User != "" || r.Sandbox != "" || r.FS != "tmpfs") {
+	if !sandboxed && (r.User != "" || r.Sandbox != "" || r.FS != "default") {
 		return toolError("record: --user, --sandbox and --fs need --init DIR or --setup CMD")
+	}
+	if r.FS == "default" {
+		// The world of a recording is a real kernel file system on the
+		// recording disk, as the crash check's is: what the program sees
+		// (d_type, FICLONE, xattrs, sizes) is what it would see on disk.
+		r.FS = "ext4"
 	}
 	if sandboxed && r.Pid != 0 {
 		return toolError("record: -p attaches to a running program, which cannot be moved into a sandbox")
