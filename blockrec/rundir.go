@@ -2,6 +2,7 @@ package blockrec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func RuntimeDir() (string, error) {
 
 func runtimeDirLocked() (string, error) {
 	dir := runtimeDirPath()
-	owner := filepath.Join(dir, "owner")
+	owner := filepath.Join(dir, ownerFile)
 	if _, err := os.Stat(owner); err == nil {
 		return dir, nil
 	}
@@ -71,7 +72,13 @@ func newObjectDir(kind string) (string, error) {
 	return dir, nil
 }
 
-// removeRuntimeDirIfIdle removes the runtime dir once no object is live.
+// ownerFile in the runtime dir names the process that owns it.
+const ownerFile = "owner"
+
+// removeRuntimeDirIfIdle removes the runtime dir once no object is live
+// and nothing but its owner file is left in it: other packages keep
+// their own objects there too (the supervisor's tmpfs sandboxes), which
+// are not this package's to remove.
 func removeRuntimeDirIfIdle() error {
 	rtMu.Lock()
 	defer rtMu.Unlock()
@@ -81,7 +88,20 @@ func removeRuntimeDirIfIdle() error {
 	if n > 0 {
 		return nil
 	}
-	return removeTree(runtimeDirPath())
+	dir := runtimeDirPath()
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("blockrec: %w", err)
+	}
+	for _, e := range ents {
+		if e.Name() != ownerFile {
+			return nil
+		}
+	}
+	return removeTree(dir)
 }
 
 // procStartTime returns field 22 of /proc/<pid>/stat (start time in clock

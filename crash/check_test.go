@@ -123,11 +123,22 @@ func TestCheckSubjects(t *testing.T) {
 			if tt.kill && rep.KillPoints == 0 {
 				t.Error("no kill point was judged")
 			}
+			if tt.kind == oracle.Kill && !slices.ContainsFunc(rep.Findings, func(f oracle.GroupedFinding) bool { return f.Kind == oracle.Kill }) {
+				t.Error("no kill finding")
+			}
 			for _, f := range rep.Findings {
 				if tt.file != "" && !slices.Contains(f.AffectedFiles(), tt.file) {
 					t.Errorf("finding after line %d names %v, want %s", f.Line, f.AffectedFiles(), tt.file)
 				}
-				if f.Kind != tt.kind {
+				switch {
+				case f.Kind == tt.kind:
+				case tt.kind == oracle.Kill && f.Kind == oracle.PowerLoss:
+					// Without amplification a power-loss finding depends
+					// on whether the kernel's own journal commit came
+					// between sort's truncate and its writeback (under
+					// load it does): real, but not this case's subject.
+					t.Logf("also a power-loss finding after line %d", f.Line)
+				default:
 					t.Errorf("finding after line %d is a %s, want %s", f.Line, f.Kind, tt.kind)
 				}
 				if f.LineText == "" || f.Distance <= DefaultToleranceForTest {

@@ -143,7 +143,15 @@ func (s *Sandbox) Open(ctx context.Context) (err error) {
 	s.host = filepath.Join(rt, "sandbox-"+strconv.FormatInt(sandboxCounter.Add(1), 10))
 	switch s.fsName() {
 	case "tmpfs":
-		if err := os.Mkdir(s.host, 0o755); err != nil {
+		err := os.Mkdir(s.host, 0o755)
+		if errors.Is(err, os.ErrNotExist) {
+			// blockrec found its last object closed and removed the
+			// runtime dir between RuntimeDir and here: make it again.
+			if _, err = blockrec.RuntimeDir(); err == nil {
+				err = os.Mkdir(s.host, 0o755)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 		size := s.Size
