@@ -10,11 +10,36 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-var grammar = participle.MustBuild[Line](
-	participle.Lexer(lexDef{}),
-	participle.Union[Body](&Call{}, &Resumed{}, &Signal{}, &Exit{}, &Info{}, &Comment{}),
-	participle.ParseTypeWith(parseValue),
-)
+// grammars are built on first use: building them walks the AST's types
+// by reflection, a cost a command that only prints traces (record) need
+// not pay at start-up.
+// (Assigned in init: the grammars refer to parseValue, which uses them.)
+var grammars func() *builtGrammars
+
+func init() { grammars = sync.OnceValue(buildGrammars) }
+
+func buildGrammars() *builtGrammars {
+	opts := []participle.Option{participle.Lexer(lexDef{}), participle.ParseTypeWith(parseValue)}
+	return &builtGrammars{
+		line: participle.MustBuild[Line](
+			participle.Lexer(lexDef{}),
+			participle.Union[Body](&Call{}, &Resumed{}, &Signal{}, &Exit{}, &Info{}, &Comment{}),
+			participle.ParseTypeWith(parseValue),
+		),
+		strct:  participle.MustBuild[Struct](opts...),
+		array:  participle.MustBuild[Array](opts...),
+		bitSet: participle.MustBuild[BitSet](opts...),
+		call:   participle.MustBuild[Ident](opts...),
+	}
+}
+
+type builtGrammars struct {
+	line   *participle.Parser[Line]
+	strct  *participle.Parser[Struct]
+	array  *participle.Parser[Array]
+	bitSet *participle.Parser[BitSet]
+	call   *participle.Parser[Ident]
+}
 
 // SyntaxError is a line that is not valid strace output.
 type SyntaxError struct {
@@ -71,7 +96,7 @@ func parseLine(file string, lineNo int, text string) (*Line, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := grammar.ParseFromLexer(peek)
+	l, err := grammars().line.ParseFromLexer(peek)
 	if err != nil {
 		if l != nil {
 			l.Raw = text

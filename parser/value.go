@@ -19,20 +19,7 @@ import (
 // to their own participle productions in ast.go. Profiling showed union
 // attempts were most of the parse time.
 
-var (
-	structParser *participle.Parser[Struct]
-	arrayParser  *participle.Parser[Array]
-	bitSetParser *participle.Parser[BitSet]
-	callParser   *participle.Parser[Ident]
-)
-
-func init() {
-	opts := []participle.Option{participle.Lexer(lexDef{}), participle.ParseTypeWith(parseValue)}
-	structParser = participle.MustBuild[Struct](opts...)
-	arrayParser = participle.MustBuild[Array](opts...)
-	bitSetParser = participle.MustBuild[BitSet](opts...)
-	callParser = participle.MustBuild[Ident](opts...)
-}
+// The sub-grammars are in grammars (parse.go).
 
 var trailing = participle.AllowTrailing(true)
 
@@ -50,14 +37,14 @@ func parseValue(lex *lexer.PeekingLexer) (Value, error) {
 		return s, nil
 	case tokIdent:
 		if peek2(lex).Value == "(" {
-			return sub(callParser, lex)
+			return sub(grammars().call, lex)
 		}
 		id := &Ident{Name: t.Value}
 		leaf(lex, &id.Node)
 		id.Decor = decor(lex, &id.Node)
 		return id, nil
 	case tokBitOpen:
-		return sub(bitSetParser, lex)
+		return sub(grammars().bitSet, lex)
 	case tokComment:
 		r := &Remark{Text: t.Value}
 		leaf(lex, &r.Node)
@@ -69,11 +56,11 @@ func parseValue(lex *lexer.PeekingLexer) (Value, error) {
 	case tokPunct:
 		switch t.Value {
 		case "{":
-			return sub(structParser, lex)
+			return sub(grammars().strct, lex)
 		case "[":
-			return sub(arrayParser, lex)
+			return sub(grammars().array, lex)
 		case "~":
-			return sub(bitSetParser, lex)
+			return sub(grammars().bitSet, lex)
 		case "...":
 			e := &Ellipsis{}
 			leaf(lex, &e.Node)
