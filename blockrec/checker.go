@@ -22,9 +22,12 @@ import (
 type Checker struct {
 	// Log is the recorded run the sites come from.
 	Log *Log
-	// Workers is the number of images checked at once; runtime.NumCPU()+1
-	// if zero. One more than the cores measured best: part of every
-	// mount and unmount is spent waiting in the kernel, not computing.
+	// Workers is the number of images checked at once; 3*runtime.NumCPU()
+	// if zero. Much of every attach, mount and unmount is spent waiting
+	// in the kernel (RCU grace periods, FUSE round trips), not computing:
+	// on 2 cores 6 workers measured 1.38x the bare cost per core and 200
+	// sites/s, where 3 gave 1.51-1.57x and 155 sites/s
+	// (FAULTLINE_BENCH_WORKERS=N scripts/bench-blockrec.sh).
 	Workers int
 	// Walk snapshots a mounted image; blockrec.Walk if nil.
 	Walk func(dir string) (*Snapshot, error)
@@ -74,7 +77,7 @@ func (c *Checker) Start() (err error) {
 		return errors.New("blockrec: Checker.Log is empty")
 	}
 	if c.Workers <= 0 {
-		c.Workers = runtime.NumCPU() + 1
+		c.Workers = 3 * runtime.NumCPU()
 	}
 	if c.Walk == nil {
 		c.Walk = Walk
