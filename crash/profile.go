@@ -3,7 +3,6 @@ package crash
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -78,16 +77,8 @@ func (c *Check) runProfile(ctx context.Context, sb *sandbox) (*profile, error) {
 			p.es = append(p.es, profileES{index: lineNo - 1, label: "after " + sc.Name, snap: snap})
 		},
 	}
-	runCtx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
-	if err := cmd.Run(runCtx); err != nil {
-		if errors.Is(err, tracer.ErrNotFound) {
-			return nil, fmt.Errorf("%s: %w", c.Argv[0], err)
-		}
-		if runCtx.Err() != nil && ctx.Err() == nil {
-			return nil, fmt.Errorf("profiling run of %s: timed out after %s", c.Argv[0], c.timeout())
-		}
-		return nil, fmt.Errorf("profiling run of %s: %w", c.Argv[0], err)
+	if err := c.runTraced(ctx, cmd, "profiling run"); err != nil {
+		return nil, err
 	}
 	if walkErr != nil {
 		return nil, walkErr

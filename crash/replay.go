@@ -2,7 +2,6 @@ package crash
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -172,16 +171,8 @@ func (c *Check) replay(ctx context.Context, sb *sandbox, plan *replayPlan, pos f
 			},
 		},
 	}
-	runCtx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
-	if err := cmd.Run(runCtx); err != nil {
-		if errors.Is(err, tracer.ErrNotFound) {
-			return nil, fmt.Errorf("%s: %w", c.Argv[0], err)
-		}
-		if runCtx.Err() != nil && ctx.Err() == nil {
-			return nil, fmt.Errorf("replay of %s: timed out after %s", c.Argv[0], c.timeout())
-		}
-		return nil, fmt.Errorf("replay of %s: %w", c.Argv[0], err)
+	if err := c.runTraced(ctx, cmd, "replay"); err != nil {
+		return nil, err
 	}
 	if performErr != nil {
 		return nil, performErr
