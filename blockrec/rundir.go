@@ -55,6 +55,16 @@ func runtimeDirLocked() (string, error) {
 	return dir, nil
 }
 
+// NewObjectDir is newObjectDir for objects other packages keep in the
+// runtime dir (the supervisor's tmpfs sandboxes): made under the same
+// lock as the idle check, so the dir cannot be removed in between. The
+// owner removes it when done and then calls ReleaseRuntimeDir.
+func NewObjectDir(kind string) (string, error) { return newObjectDir(kind) }
+
+// ReleaseRuntimeDir removes the runtime dir if no object of any package
+// is left in it.
+func ReleaseRuntimeDir() error { return removeRuntimeDirIfIdle() }
+
 // newObjectDir makes a fresh directory for one object (a recorder, a
 // checker) under the runtime dir. The object must be registered first, so
 // the runtime dir is not removed under it.

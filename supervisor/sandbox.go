@@ -136,22 +136,11 @@ func (s *Sandbox) Open(ctx context.Context) (err error) {
 			s.mu.Lock()
 		}
 	}()
-	rt, err := blockrec.RuntimeDir()
-	if err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	s.host = filepath.Join(rt, "sandbox-"+strconv.FormatInt(sandboxCounter.Add(1), 10))
 	switch s.fsName() {
 	case "tmpfs":
-		err := os.Mkdir(s.host, 0o755)
-		if errors.Is(err, os.ErrNotExist) {
-			// blockrec found its last object closed and removed the
-			// runtime dir between RuntimeDir and here: make it again.
-			if _, err = blockrec.RuntimeDir(); err == nil {
-				err = os.Mkdir(s.host, 0o755)
-			}
-		}
-		if err != nil {
+		// Made under blockrec's runtime-dir lock: no other object's
+		// Close can take the runtime dir for idle and remove it here.
+		if s.host, err = blockrec.NewObjectDir("sandbox"); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 		size := s.Size
@@ -163,6 +152,11 @@ func (s *Sandbox) Open(ctx context.Context) (err error) {
 		}
 		s.mounted = true
 	default:
+		rt, err := blockrec.RuntimeDir()
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		s.host = filepath.Join(rt, "sandbox-"+strconv.FormatInt(sandboxCounter.Add(1), 10))
 		s.rec = &blockrec.Recorder{Dir: s.host, FS: blockrec.FSType(s.FS), Size: s.Size}
 		if err := s.rec.Start(); err != nil {
 			s.rec = nil
@@ -326,22 +320,15 @@ func (s *Sandbox) Close() error {
 	return errors.Join(errs...)
 }
 
-// removeIdleRuntimeDir removes /run/faultline/<pid> when nothing but its
-// owner file is left in it: blockrec removes it when its own last object
-// closes, but a tmpfs sandbox is not one of blockrec's objects.
+// removeIdleRuntimeDir lets blockrec remove /run/faultline/<pid> once no
+// sandbox of this process is open and nothing else is left in it.
 func removeIdleRuntimeDir() {
 	liveSandboxes.Lock()
-	defer liveSandboxes.Unlock()
-	if len(liveSandboxes.m) > 0 {
-		return
+	n := len(liveSandboxes.m)
+	liveSandboxes.Unlock()
+	if n == 0 {
+		blockrec.ReleaseRuntimeDir()
 	}
-	dir := filepath.Join(blockrec.RunRoot, strconv.Itoa(os.Getpid()))
-	ents, err := os.ReadDir(dir)
-	if err != nil || len(ents) != 1 || ents[0].Name() != "owner" {
-		return
-	}
-	os.Remove(filepath.Join(dir, "owner"))
-	os.Remove(dir)
 }
 
 func lookupUser(name string) (*syscall.Credential, error) {
