@@ -1,10 +1,6 @@
 package supervisor
 
 import (
-	"os"
-	"strconv"
-	"strings"
-
 	"github.com/faultline/faultline/parser"
 	"github.com/faultline/faultline/tracer"
 )
@@ -142,22 +138,4 @@ func intArg(args []*parser.Arg, i int) (int64, bool) {
 		return 0, false
 	}
 	return n.Int64()
-}
-
-// procTgid is the thread group a live thread belongs to.
-func procTgid(tid int) (tgid, ppid int) {
-	tgid = tid
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
-	if err != nil {
-		return tgid, 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
-			tgid, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-		if v, ok := strings.CutPrefix(l, "PPid:"); ok {
-			ppid, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	return tgid, ppid
 }

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -378,22 +377,6 @@ func (th *thread) deferSignal(sig unix.Signal) {
 			return
 		}
 	}
-}
-
-// catches reports whether tid has a handler for sig (SigCgt in
-// /proc/TID/status).
-func catches(tid int, sig unix.Signal) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
-	if err != nil {
-		return false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && sig >= 1 && sig <= 64 && mask&(1<<(uint(sig)-1)) != 0
-		}
-	}
-	return false
 }
 
 // raiseHeld raises the held signals the trace has next for th.

@@ -331,67 +331,58 @@ func TestAnomalyOutcomes(t *testing.T) {
 	}
 }
 
-// A person edits the stat line in a text editor, without any marker.
-func TestHandEditTakesEffect(t *testing.T) {
+// A person edits a recorded trace in a text editor, without any marker:
+// the replay applies the edit and reports it as a hand edit.
+func TestHandEdits(t *testing.T) {
 	needRoot(t)
 	filetype := buildC(t, "filetype")
-	box := filepath.Join(t.TempDir(), "box")
-	tr := record(t, box, world(t, map[string]string{"a": "x"}), filetype, "a")
-	text := tr.String()
-	i := strings.Index(text, `, "a", {`)
-	if i < 0 {
-		t.Fatalf("no stat of a in\n%s", text)
+	tests := []struct {
+		name  string
+		init  map[string]string
+		argv  []string
+		edit  *regexp.Regexp // the line to edit; group 1 is kept
+		with  string         // what replaces the rest of it
+		shown string         // the report's injection names this
+	}{
+		// The stat of a says it is a character device: the program
+		// refuses it.
+		{"stat says character device", map[string]string{"a": "x"}, []string{filetype, "a"},
+			regexp.MustCompile(`(?m)^(\d+ +newfstatat\(AT_FDCWD</[^>]*>, "a", \{[^}]*?st_mode=)S_IFREG`), "${1}S_IFCHR", "S_IFCHR"},
+		// cp copies with copy_file_range; the copy into b fails ENOSPC:
+		// cp must report it and exit 1.
+		{"cp copy fails ENOSPC", map[string]string{"a": "hello\n"}, []string{"cp", "a", "b"},
+			regexp.MustCompile(`(?m)^(\d+ +copy_file_range\(3</[^>]*/a>, NULL, 4</[^>]*/b>, NULL, \d+, 0\) += )6$`), "${1}-1 ENOSPC (No space left on device)", "ENOSPC"},
 	}
-	text = text[:i] + strings.Replace(text[i:], "S_IFREG", "S_IFCHR", 1)
-	edited, err := mutators.Read(tr.File, strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			box := filepath.Join(t.TempDir(), "box")
+			tr := record(t, box, world(t, tt.init), tt.argv...)
+			text := tr.String()
+			if !tt.edit.MatchString(text) {
+				t.Fatalf("no line to edit in\n%s", text)
+			}
+			edited, err := mutators.Read(tr.File, strings.NewReader(tt.edit.ReplaceAllString(text, tt.with)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := replay(t, edited, &Replay{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			rep.Text(&b)
+			if rep.ExitStatus != 1 || rep.Outcome != HandledError {
+				t.Fatalf("exit %d, outcome %s: the edit did not take effect\n%s", rep.ExitStatus, rep.Outcome, b.String())
+			}
+			if len(rep.Injections) != 1 || rep.Injections[0].Kind != "hand-edit" || !strings.Contains(rep.Injections[0].Call, tt.shown) {
+				t.Errorf("injections %+v, want the hand edit", rep.Injections)
+			}
+			if !strings.Contains(b.String(), "hand-edit") {
+				t.Errorf("the report does not show the hand edit:\n%s", b.String())
+			}
+			checkClean(t)
+		})
 	}
-	rep, err := replay(t, edited, &Replay{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.ExitStatus != 1 || rep.Outcome != HandledError {
-		t.Fatalf("exit %d, outcome %s: the edit did not take effect", rep.ExitStatus, rep.Outcome)
-	}
-	if len(rep.Injections) != 1 || rep.Injections[0].Kind != "hand-edit" {
-		t.Errorf("injections %+v, want the hand edit", rep.Injections)
-	}
-	checkClean(t)
-}
-
-// A person records cp a b and, in an editor, makes the copy into b fail
-// with ENOSPC (cp copies with copy_file_range). cp must report it and exit 1.
-func TestHandEditCp(t *testing.T) {
-	needRoot(t)
-	box := filepath.Join(t.TempDir(), "box")
-	tr := record(t, box, world(t, map[string]string{"a": "hello\n"}), "cp", "a", "b")
-	text := tr.String()
-	re := regexp.MustCompile(`(?m)^(\d+ +copy_file_range\(3</[^>]*/a>, NULL, 4</[^>]*/b>, NULL, \d+, 0\) += )6$`)
-	if !re.MatchString(text) {
-		t.Fatalf("no copy into b in\n%s", text)
-	}
-	text = re.ReplaceAllString(text, "${1}-1 ENOSPC (No space left on device)")
-	edited, err := mutators.Read(tr.File, strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := replay(t, edited, &Replay{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.Text(&b)
-	if rep.Outcome != HandledError || rep.ExitStatus != 1 {
-		t.Fatalf("exit %d, outcome %s: the edit did not take effect\n%s", rep.ExitStatus, rep.Outcome, b.String())
-	}
-	if len(rep.Injections) != 1 || rep.Injections[0].Kind != "hand-edit" || !strings.Contains(rep.Injections[0].Call, "ENOSPC") {
-		t.Errorf("injections %+v, want the hand edit of the write", rep.Injections)
-	}
-	if !strings.Contains(b.String(), "hand-edit") {
-		t.Errorf("the report does not show the hand edit:\n%s", b.String())
-	}
-	checkClean(t)
 }
 
 func TestInsertedKill(t *testing.T) {

@@ -2,7 +2,6 @@ package tracer
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/faultline/faultline/parser"
 	"golang.org/x/sys/unix"
@@ -229,9 +228,7 @@ func (p *patcher) volatileRet() bool {
 	if r == nil {
 		return false
 	}
-	f := reflect.ValueOf(r).Pointer()
-	return f == reflect.ValueOf(retFD).Pointer() || f == reflect.ValueOf(retHex).Pointer() ||
-		f == reflect.ValueOf(retTime).Pointer()
+	return sameFunc(r, retFD) || sameFunc(r, retHex) || sameFunc(r, retTime)
 }
 
 var pidCalls = map[string]bool{
