@@ -3,16 +3,21 @@ module github.com/faultline/faultline
 go 1.26.8
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/alecthomas/kong v1.17.0 // indirect
-	github.com/alecthomas/participle/v2 v2.1.4 // indirect
-	github.com/bluekeyes/go-gitdiff v0.9.0 // indirect
-	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/hanwen/go-fuse/v2 v2.12.1 // indirect
-	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
-	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
-	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.44.0 // indirect
+	github.com/alecthomas/kong v1.17.0
+	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/bluekeyes/go-gitdiff v0.9.0
+	github.com/dustin/go-humanize v1.1.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
+	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/vbauerster/mpb/v8 v8.16.2
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.44.0
+)
+
+require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
+	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
+	github.com/mattn/go-runewidth v0.0.30 // indirect
+	github.com/vbauerster/cupwriter v0.0.5 // indirect
 )

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/mutators"
 	"github.com/faultline/faultline/parser"
@@ -20,25 +21,44 @@ type Anomaly struct {
 	Checks    []Check // run on the replayed trace; may be empty
 }
 
-var catalogue = map[string]*Anomaly{}
+// Each family's file registers its entries with family(func() {
+// register(...) }). The entries are built on first use, not at start-up:
+// every command links the catalogue, few look in it.
+var (
+	families []func()
+	entries  map[string]*Anomaly // filled by register while catalogue runs
+)
 
-// register adds entries; each family's file registers its own in init.
+func family(f func()) bool {
+	families = append(families, f)
+	return true
+}
+
+var catalogue = sync.OnceValue(func() map[string]*Anomaly {
+	entries = map[string]*Anomaly{}
+	for _, f := range families {
+		f()
+	}
+	return entries
+})
+
+// register adds entries to the catalogue being built.
 func register(as ...*Anomaly) {
 	for _, a := range as {
-		if _, dup := catalogue[a.Name]; dup {
+		if _, dup := entries[a.Name]; dup {
 			panic("anomalies: " + a.Name + " registered twice")
 		}
 		if a.Mutation.Name == "" {
 			a.Mutation.Name = a.Name
 		}
-		catalogue[a.Name] = a
+		entries[a.Name] = a
 	}
 }
 
 // All returns the catalogue sorted by name.
 func All() []*Anomaly {
-	out := make([]*Anomaly, 0, len(catalogue))
-	for _, a := range catalogue {
+	out := make([]*Anomaly, 0, len(catalogue()))
+	for _, a := range catalogue() {
 		out = append(out, a)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -47,7 +67,7 @@ func All() []*Anomaly {
 
 // Lookup finds an entry by name.
 func Lookup(name string) (*Anomaly, bool) {
-	a, ok := catalogue[name]
+	a, ok := catalogue()[name]
 	return a, ok
 }
 
@@ -119,7 +139,7 @@ func Suggest(name string) []string {
 	}
 	var cs []cand
 	limit := max(2, len(name)/3)
-	for n := range catalogue {
+	for n := range catalogue() {
 		d := distance(name, n)
 		if d <= limit || (len(name) >= 3 && (strings.Contains(n, name) || strings.Contains(name, n))) {
 			cs = append(cs, cand{n, d})

@@ -61,7 +61,7 @@ func timeval(args []*parser.Arg) *parser.Struct {
 	return nil
 }
 
-func init() {
+var _ = family(func() {
 	register(
 		&Anomaly{
 			Name:    "clock-back",
@@ -83,4 +83,4 @@ func init() {
 			Mutation: clockShift(86400),
 		},
 	)
-}
+})

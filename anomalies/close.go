@@ -1,6 +1,6 @@
 package anomalies
 
-func init() {
+var _ = family(func() {
 	register(
 		&Anomaly{
 			Name:    "close-eio",
@@ -22,4 +22,4 @@ func init() {
 			Mutation: failure("EINTR", []string{"close"}, "a successful close of a file", fileFD),
 		},
 	)
-}
+})

@@ -18,7 +18,7 @@ var fileTypes = []struct {
 	{"dir", "S_IFDIR", "a directory", "", ""},
 }
 
-func init() {
+var _ = family(func() {
 	for _, ft := range fileTypes {
 		ft := ft
 		register(&Anomaly{
@@ -60,4 +60,4 @@ func init() {
 			},
 		})
 	}
-}
+})

@@ -7,7 +7,7 @@ import (
 
 var fsyncs = []string{"fsync", "fdatasync"}
 
-func init() {
+var _ = family(func() {
 	register(
 		&Anomaly{
 			Name:    "fsync-eio",
@@ -53,4 +53,4 @@ func init() {
 			},
 		},
 	)
-}
+})

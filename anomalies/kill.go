@@ -4,7 +4,7 @@ import (
 	"github.com/faultline/faultline/mutators"
 )
 
-func init() {
+var _ = family(func() {
 	register(&Anomaly{
 		Name:    "kill",
 		Summary: "the process is killed with SIGKILL right after the selected call",
@@ -24,4 +24,4 @@ func init() {
 			Once: true,
 		},
 	})
-}
+})

@@ -16,7 +16,7 @@ func connectFailure(errno string) *mutators.Mutation {
 	return m
 }
 
-func init() {
+var _ = family(func() {
 	register(
 		&Anomaly{
 			Name:    "connect-econnreset",
@@ -48,4 +48,4 @@ func init() {
 			Mutation: failure("EAGAIN", []string{"accept", "accept4"}, "a successful accept or accept4", nil),
 		},
 	)
-}
+})

@@ -4,7 +4,7 @@ import (
 	"github.com/faultline/faultline/mutators"
 )
 
-func init() {
+var _ = family(func() {
 	forWriting := func(c *mutators.Call) bool {
 		if c.Name == "creat" {
 			return true
@@ -50,4 +50,4 @@ func init() {
 			Mutation: failure("ELOOP", opens, "a successful open of a file the program works with", userCall),
 		},
 	)
-}
+})

@@ -7,7 +7,7 @@ import (
 	"github.com/faultline/faultline/parser"
 )
 
-func init() {
+var _ = family(func() {
 	readable := userCall
 	register(
 		&Anomaly{
@@ -56,7 +56,7 @@ func init() {
 			},
 		},
 	)
-}
+})
 
 // halveRead returns half the bytes: the count and the data strace printed.
 func halveRead(s *mutators.Site) error {

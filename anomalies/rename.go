@@ -8,7 +8,7 @@ import (
 	"github.com/faultline/faultline/parser"
 )
 
-func init() {
+var _ = family(func() {
 	register(&Anomaly{
 		Name:    "rename-exdev",
 		Summary: "rename fails with EXDEV: source and destination are on different file systems",
@@ -28,7 +28,7 @@ func init() {
 			Run: checkExdevFallback,
 		}},
 	})
-}
+})
 
 // checkExdevFallback judges what a program did after each rename that
 // failed with EXDEV. GNU mv (coreutils copy.c) is the reference: it

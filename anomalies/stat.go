@@ -5,7 +5,7 @@ import (
 	"github.com/faultline/faultline/parser"
 )
 
-func init() {
+var _ = family(func() {
 	register(
 		&Anomaly{
 			Name:    "inode-changed",
@@ -80,7 +80,7 @@ func init() {
 			},
 		},
 	)
-}
+})
 
 // statOf is the structure of a successful stat-family call on a user file.
 func statOf(c *mutators.Call) *parser.Struct {

@@ -1,6 +1,6 @@
 package anomalies
 
-func init() {
+var _ = family(func() {
 	register(
 		&Anomaly{
 			Name:    "unlink-ebusy",
@@ -21,4 +21,4 @@ func init() {
 			Mutation: failure("EPERM", unlinks, "a successful unlink or unlinkat", userCall),
 		},
 	)
-}
+})

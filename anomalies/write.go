@@ -4,7 +4,7 @@ import (
 	"github.com/faultline/faultline/mutators"
 )
 
-func init() {
+var _ = family(func() {
 	fileWrite := func(c *mutators.Call) bool { return fileFD(c) }
 	register(
 		&Anomaly{
@@ -53,4 +53,4 @@ func init() {
 			},
 		},
 	)
-}
+})

@@ -2,6 +2,7 @@ package mutators
 
 import (
 	"path"
+	"sync"
 
 	"github.com/faultline/faultline/parser"
 )
@@ -19,41 +20,45 @@ var (
 	at01 = []pathArg{{0, 1}}
 )
 
-var pathArgs = map[string][]pathArg{
-	"open": p0, "creat": p0, "stat": p0, "lstat": p0, "access": p0, "chdir": p0, "chmod": p0,
-	"chown": p0, "lchown": p0, "truncate": p0, "mkdir": p0, "rmdir": p0, "unlink": p0,
-	"utime": p0, "utimes": p0, "mknod": p0, "statfs": p0, "getxattr": p0, "setxattr": p0,
-	"lgetxattr": p0, "lsetxattr": p0, "listxattr": p0, "llistxattr": p0, "removexattr": p0,
-	"lremovexattr": p0, "execve": p0, "readlink": p0, "chroot": p0, "acct": p0, "uselib": p0,
-	"swapon": p0, "swapoff": p0, "inotify_add_watch": {{-1, 1}},
-	"openat": at01, "openat2": at01, "newfstatat": at01, "statx": at01, "faccessat": at01,
-	"faccessat2": at01, "fchmodat": at01, "fchmodat2": at01, "fchownat": at01, "mkdirat": at01,
-	"mknodat": at01, "unlinkat": at01, "readlinkat": at01, "utimensat": at01, "futimesat": at01,
-	"name_to_handle_at": at01, "execveat": at01,
-	"rename": {{-1, 0}, {-1, 1}}, "link": {{-1, 0}, {-1, 1}}, "symlink": {{-1, 1}},
-	"renameat": {{0, 1}, {2, 3}}, "renameat2": {{0, 1}, {2, 3}}, "linkat": {{0, 1}, {2, 3}},
-	"symlinkat": {{1, 2}},
-}
+var pathArgs = sync.OnceValue(func() map[string][]pathArg {
+	return map[string][]pathArg{
+		"open": p0, "creat": p0, "stat": p0, "lstat": p0, "access": p0, "chdir": p0, "chmod": p0,
+		"chown": p0, "lchown": p0, "truncate": p0, "mkdir": p0, "rmdir": p0, "unlink": p0,
+		"utime": p0, "utimes": p0, "mknod": p0, "statfs": p0, "getxattr": p0, "setxattr": p0,
+		"lgetxattr": p0, "lsetxattr": p0, "listxattr": p0, "llistxattr": p0, "removexattr": p0,
+		"lremovexattr": p0, "execve": p0, "readlink": p0, "chroot": p0, "acct": p0, "uselib": p0,
+		"swapon": p0, "swapoff": p0, "inotify_add_watch": {{-1, 1}},
+		"openat": at01, "openat2": at01, "newfstatat": at01, "statx": at01, "faccessat": at01,
+		"faccessat2": at01, "fchmodat": at01, "fchmodat2": at01, "fchownat": at01, "mkdirat": at01,
+		"mknodat": at01, "unlinkat": at01, "readlinkat": at01, "utimensat": at01, "futimesat": at01,
+		"name_to_handle_at": at01, "execveat": at01,
+		"rename": {{-1, 0}, {-1, 1}}, "link": {{-1, 0}, {-1, 1}}, "symlink": {{-1, 1}},
+		"renameat": {{0, 1}, {2, 3}}, "renameat2": {{0, 1}, {2, 3}}, "linkat": {{0, 1}, {2, 3}},
+		"symlinkat": {{1, 2}},
+	}
+})
 
 // fdArgs are the descriptor arguments of calls whose fd is not argument 0
 // alone; for other %desc and %network calls it is argument 0.
-var fdArgs = map[string][]int{
-	"sendfile": {0, 1}, "copy_file_range": {0, 2}, "splice": {0, 2}, "tee": {0, 1},
-	"dup2": {0, 1}, "dup3": {0, 1}, "renameat": {0, 2}, "renameat2": {0, 2}, "linkat": {0, 2},
-	"symlinkat": {1}, "mmap": {4}, "epoll_ctl": {0, 2},
-	"select": nil, "pselect6": nil, "poll": nil, "ppoll": nil, "pipe": nil, "pipe2": nil,
-	"socket": nil, "socketpair": nil, "eventfd": nil, "eventfd2": nil, "memfd_create": nil,
-	"epoll_create": nil, "epoll_create1": nil, "inotify_init": nil, "inotify_init1": nil,
-	"timerfd_create": nil, "io_uring_setup": nil, "userfaultfd": nil, "perf_event_open": nil,
-	"bpf": nil, "pidfd_open": nil, "fanotify_init": nil, "open": nil, "creat": nil,
-}
+var fdArgs = sync.OnceValue(func() map[string][]int {
+	return map[string][]int{
+		"sendfile": {0, 1}, "copy_file_range": {0, 2}, "splice": {0, 2}, "tee": {0, 1},
+		"dup2": {0, 1}, "dup3": {0, 1}, "renameat": {0, 2}, "renameat2": {0, 2}, "linkat": {0, 2},
+		"symlinkat": {1}, "mmap": {4}, "epoll_ctl": {0, 2},
+		"select": nil, "pselect6": nil, "poll": nil, "ppoll": nil, "pipe": nil, "pipe2": nil,
+		"socket": nil, "socketpair": nil, "eventfd": nil, "eventfd2": nil, "memfd_create": nil,
+		"epoll_create": nil, "epoll_create1": nil, "inotify_init": nil, "inotify_init1": nil,
+		"timerfd_create": nil, "io_uring_setup": nil, "userfaultfd": nil, "perf_event_open": nil,
+		"bpf": nil, "pidfd_open": nil, "fanotify_init": nil, "open": nil, "creat": nil,
+	}
+})
 
 // PathArgs returns the call's path arguments as written (decoded from
 // strace's quoting) and resolved: absolute when the path is, or when the
 // directory it is relative to is known from a -y decoration or the call's
 // working directory. Truncated or undecodable strings are skipped.
 func (c *Call) PathArgs() (written, resolved []string) {
-	for _, pa := range pathArgs[c.Name] {
+	for _, pa := range pathArgs()[c.Name] {
 		p, ok := strArg(c.Args, pa.path)
 		if !ok {
 			continue
@@ -123,7 +128,7 @@ func (c *Call) Paths() []string {
 
 // FDs returns the call's descriptor arguments.
 func (c *Call) FDs() []int64 {
-	idx, ok := fdArgs[c.Name]
+	idx, ok := fdArgs()[c.Name]
 	if !ok {
 		if !InClass("desc", c.Name) && !InClass("network", c.Name) {
 			return nil

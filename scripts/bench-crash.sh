@@ -13,7 +13,7 @@ runs=${1:-3}
 work=$(mktemp -d /tmp/faultline-bench-crash.XXXXXX)
 trap 'rm -rf "$work"' EXIT INT TERM
 
-go build -o "$work/faultline" ./cmd/faultline
+CGO_ENABLED=0 go build -o "$work/faultline" ./cmd/faultline
 gcc -O2 -o "$work/save" crash/testdata/save.c
 
 lines='i=0; while [ $i -lt 200 ]; do echo "line $(( (i * 7919) % 200 )) of the unsorted input"; i=$((i+1)); done > data'

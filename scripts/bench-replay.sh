@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 fl=${FAULTLINE:-}
 if [ -z "$fl" ]; then
 	fl=$tmp/faultline
-	go build -o "$fl" ./cmd/faultline
+	CGO_ENABLED=0 go build -o "$fl" ./cmd/faultline
 fi
 
 mkdir "$tmp/init"

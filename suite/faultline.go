@@ -141,7 +141,7 @@ func crashFinding(f *oracle.Finding, sites int) string {
 	}
 	fmt.Fprintf(&b, " after line %d", f.Line)
 	if f.LineText != "" {
-		fmt.Fprintf(&b, " (%s)", strings.Join(strings.Fields(pidPrefix.ReplaceAllString(f.LineText, "")), " "))
+		fmt.Fprintf(&b, " (%s)", strings.Join(strings.Fields(pidPrefix().ReplaceAllString(f.LineText, "")), " "))
 	}
 	if f.MountError != "" {
 		fmt.Fprintf(&b, ": the file system cannot be mounted: %s", f.MountError)
@@ -207,7 +207,7 @@ func (f *Faultline) Replay(ctx context.Context, p *Program, t *mutators.Trace, a
 }
 
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(pidPrefix.ReplaceAllString(strings.TrimSpace(s), "")), " ")
+	return strings.Join(strings.Fields(pidPrefix().ReplaceAllString(strings.TrimSpace(s), "")), " ")
 }
 
 // slug makes a check's name a file name.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -198,12 +197,12 @@ func decodeError(file string, m fileModel, err error) error {
 	return FileErrors{{File: file, Msg: err.Error()}}
 }
 
-var typeError = regexp.MustCompile(`cannot decode TOML (\w+) into (struct field \S+ of type|a Go value of type) (\S+)`)
+var typeError = lazyRegexp(`cannot decode TOML (\w+) into (struct field \S+ of type|a Go value of type) (\S+)`)
 
 // plainTypeError says what a key takes in TOML's words rather than Go's.
 func plainTypeError(msg string) string {
 	msg = strings.TrimPrefix(msg, "toml: ")
-	m := typeError.FindStringSubmatch(msg)
+	m := typeError().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
@@ -201,22 +202,28 @@ func firstMismatch(src, old []string, at int, patchPids, srcPids map[string]bool
 	return "", ""
 }
 
+// lazyRegexp compiles expr on first use: every command links this
+// package, and compiling at start-up is paid by those that never match.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var (
-	pidPrefix = regexp.MustCompile(`^(\[pid\s+)?(\d+)\]?\s+`)
-	stamp     = regexp.MustCompile(`^(\d+:\d+:\d+(\.\d+)?|\d{9,}\.\d+|\d+\.\d{6})\s+`)
-	hexNum    = regexp.MustCompile(`0x[0-9a-fA-F]+`)
-	duration  = regexp.MustCompile(`\s*<\d+\.\d+>$`)
-	word      = regexp.MustCompile(`\b\d+\b`)
+	pidPrefix = lazyRegexp(`^(\[pid\s+)?(\d+)\]?\s+`)
+	stamp     = lazyRegexp(`^(\d+:\d+:\d+(\.\d+)?|\d{9,}\.\d+|\d+\.\d{6})\s+`)
+	hexNum    = lazyRegexp(`0x[0-9a-fA-F]+`)
+	duration  = lazyRegexp(`\s*<\d+\.\d+>$`)
+	word      = lazyRegexp(`\b\d+\b`)
 	// What the clock and the random pool give differs on every run.
-	clock  = regexp.MustCompile(`\b(tv_sec|tv_nsec|tv_usec|st_[amc]time(_nsec)?|stx_[abcm]time)=[-0-9.]+|/\* \d{4}-\d\d-\d\dT[^*]*\*/`)
-	random = regexp.MustCompile(`^getrandom\("[^"]*"`)
+	clock  = lazyRegexp(`\b(tv_sec|tv_nsec|tv_usec|st_[amc]time(_nsec)?|stx_[abcm]time)=[-0-9.]+|/\* \d{4}-\d\d-\d\dT[^*]*\*/`)
+	random = lazyRegexp(`^getrandom\("[^"]*"`)
 )
 
 // pidsOf is every process id a trace's lines begin with.
 func pidsOf(lines []string) map[string]bool {
 	pids := map[string]bool{}
 	for _, l := range lines {
-		if m := pidPrefix.FindStringSubmatch(l); m != nil {
+		if m := pidPrefix().FindStringSubmatch(l); m != nil {
 			pids[m[2]] = true
 		}
 	}
@@ -228,13 +235,13 @@ func normalise(l string, pids map[string]bool) string {
 	if strings.HasPrefix(l, "#") {
 		return l
 	}
-	l = pidPrefix.ReplaceAllString(l, "PID ")
-	l = stamp.ReplaceAllString(strings.TrimPrefix(l, "PID "), "")
-	l = duration.ReplaceAllString(l, "")
-	l = hexNum.ReplaceAllString(l, "0x?")
-	l = clock.ReplaceAllString(l, "T")
-	l = random.ReplaceAllString(l, `getrandom("?"`)
-	l = word.ReplaceAllStringFunc(l, func(n string) string {
+	l = pidPrefix().ReplaceAllString(l, "PID ")
+	l = stamp().ReplaceAllString(strings.TrimPrefix(l, "PID "), "")
+	l = duration().ReplaceAllString(l, "")
+	l = hexNum().ReplaceAllString(l, "0x?")
+	l = clock().ReplaceAllString(l, "T")
+	l = random().ReplaceAllString(l, `getrandom("?"`)
+	l = word().ReplaceAllStringFunc(l, func(n string) string {
 		if pids[n] {
 			return "PID"
 		}
@@ -248,8 +255,8 @@ func normalise(l string, pids map[string]bool) string {
 func mapPids(matched, old []string) map[string]string {
 	m := map[string]string{}
 	for k := range old {
-		a := pidPrefix.FindStringSubmatch(old[k])
-		b := pidPrefix.FindStringSubmatch(matched[k])
+		a := pidPrefix().FindStringSubmatch(old[k])
+		b := pidPrefix().FindStringSubmatch(matched[k])
 		if a != nil && b != nil {
 			m[a[2]] = b[2]
 		}
@@ -262,7 +269,7 @@ func renamePids(l string, m map[string]string) string {
 	if len(m) == 0 || strings.HasPrefix(l, "#") {
 		return l
 	}
-	return word.ReplaceAllStringFunc(l, func(n string) string {
+	return word().ReplaceAllStringFunc(l, func(n string) string {
 		if r, ok := m[n]; ok {
 			return r
 		}

@@ -156,7 +156,7 @@ func shortCall(c *mutators.Call) string {
 		}
 	}
 	s := strings.TrimSpace(b.String())
-	s = strings.TrimSpace(pidPrefix.ReplaceAllString(s, ""))
+	s = strings.TrimSpace(pidPrefix().ReplaceAllString(s, ""))
 	if i := strings.LastIndex(s, ") = "); i > 0 {
 		s = s[:i+1]
 	} else if i := strings.Index(s, " <unfinished"); i > 0 {

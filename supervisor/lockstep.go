@@ -2,9 +2,9 @@ package supervisor
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/parser"
 	"github.com/faultline/faultline/tracer"
@@ -431,7 +431,7 @@ func errnoText(r int64) string {
 	return strconv.FormatInt(r, 10)
 }
 
-var errnoByName = func() map[string]int {
+var errnoByName = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	for i := 1; i < 4096; i++ {
 		if n := unix.ErrnoName(unix.Errno(i)); n != "" {
@@ -447,10 +447,10 @@ var errnoByName = func() map[string]int {
 		}
 	}
 	return m
-}()
+})
 
 func errnoNumber(name string) (int, bool) {
-	n, ok := errnoByName[name]
+	n, ok := errnoByName()[name]
 	return n, ok
 }
 
@@ -509,7 +509,7 @@ func (e *engine) completed(tid int, l *parser.Line, n int) {
 	text := l.String()
 	if tid == e.divTid && e.divPending {
 		e.divPending = false
-		e.div.Actual = rePidPrefix.ReplaceAllString(text, "")
+		e.div.Actual = rePidPrefix().ReplaceAllString(text, "")
 		if e.world != nil {
 			e.world.Actual = e.div.Actual
 		}
@@ -548,4 +548,4 @@ func writesStderr(c *parser.Call) bool {
 	return ok && n == 2
 }
 
-var rePidPrefix = regexp.MustCompile(`^(\[pid\s+\d+\]|\d+)\s+`)
+var rePidPrefix = lazyRegexp(`^(\[pid\s+\d+\]|\d+)\s+`)

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/parser"
 	"github.com/faultline/faultline/tracer"
@@ -19,12 +20,18 @@ import (
 // printer knows is covered by one rule set.
 
 var (
-	reComment = regexp.MustCompile(`\s*/\*.*?\*/`)
-	reHex     = regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`)
-	reNull    = regexp.MustCompile(`\bNULL\b`)
-	reInode   = regexp.MustCompile(`:\[\d+\]`)
-	reTime    = regexp.MustCompile(`\b(tv_sec|tv_nsec|tv_usec|st_[amc]time(_nsec)?|stx_[abcm]time)=(\{[^}]*\}|[^,}\]]+)`)
+	reComment = lazyRegexp(`\s*/\*.*?\*/`)
+	reHex     = lazyRegexp(`\b0x[0-9a-fA-F]+\b`)
+	reNull    = lazyRegexp(`\bNULL\b`)
+	reInode   = lazyRegexp(`:\[\d+\]`)
+	reTime    = lazyRegexp(`\b(tv_sec|tv_nsec|tv_usec|st_[amc]time(_nsec)?|stx_[abcm]time)=(\{[^}]*\}|[^,}\]]+)`)
 )
+
+// lazyRegexp compiles expr on first use: every command links this
+// package, and compiling at start-up is paid by those that never match.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // ignoredArgs are argument positions that are not identity for a call.
 var ignoredArgs = map[string][]int{
@@ -52,11 +59,11 @@ func normArg(a *parser.Arg) string {
 	} else {
 		s = parser.Format(a)
 	}
-	s = reComment.ReplaceAllString(s, "")
-	s = reTime.ReplaceAllString(s, "$1=?")
-	s = reHex.ReplaceAllString(s, "PTR")
-	s = reNull.ReplaceAllString(s, "PTR")
-	s = reInode.ReplaceAllString(s, ":[?]")
+	s = reComment().ReplaceAllString(s, "")
+	s = reTime().ReplaceAllString(s, "$1=?")
+	s = reHex().ReplaceAllString(s, "PTR")
+	s = reNull().ReplaceAllString(s, "PTR")
+	s = reInode().ReplaceAllString(s, ":[?]")
 	return s
 }
 

@@ -76,8 +76,8 @@ func (c *auditCmd) Run() error {
 	ctx, stop := interruptible()
 	defer stop()
 	defer cleanupAll()
-	bar := newCheckBar(0, "audit")
-	a.Runner.Progress = bar.update
+	bar := newProgress("audit")
+	a.Runner.Progress = func(res *suite.Result, done, total int) { bar.update(res.Check, done, total) }
 	rep, err := a.Run(ctx)
 	bar.finish()
 	if rep == nil {

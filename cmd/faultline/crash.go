@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"github.com/faultline/faultline/blockrec"
 	"github.com/faultline/faultline/crash"
 	"github.com/faultline/faultline/oracle"
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // crashCmd is `faultline crash`: the one-button crash-consistency check.
@@ -81,9 +78,8 @@ func (c *crashCmd) Run() error {
 		Tolerance: c.Tolerance, TolSet: true, Amplify: amp, Unamplified: c.Compare,
 		KillPoints: c.KillPoints, Out: c.Out, Workers: c.Workers, Timeout: c.Timeout,
 	}
-	var bar *progressBar
-	if term.IsTerminal(int(os.Stderr.Fd())) {
-		bar = &progressBar{}
+	bar := newProgress("")
+	if bar != nil {
 		check.Progress = bar.update
 	}
 	rep, err := check.Run(ctx)
@@ -110,33 +106,4 @@ func (c *crashCmd) Run() error {
 		return &exitError{code: exitFinding, err: errors.New("")}
 	}
 	return nil
-}
-
-// progressBar shows one bar per stage on the terminal.
-type progressBar struct {
-	stage string
-	bar   *progressbar.ProgressBar
-}
-
-func (p *progressBar) update(stage string, done, total int) {
-	if p.stage != stage || p.bar == nil {
-		p.finish()
-		p.stage = stage
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(os.Stderr),
-			progressbar.OptionSetDescription(fmt.Sprintf("%-36s", stage)),
-			progressbar.OptionShowCount(),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-		)
-	}
-	p.bar.Set(done)
-}
-
-func (p *progressBar) finish() {
-	if p == nil || p.bar == nil {
-		return
-	}
-	p.bar.Finish()
-	p.bar = nil
 }

@@ -20,7 +20,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "faultline")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	// Built as `make build` builds it: static, without cgo.
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		os.Stderr.Write(out)
 		panic(err)
 	}
@@ -84,6 +87,40 @@ func TestParseAndFmt(t *testing.T) {
 			}
 			if tt.exactOut != "" && out != tt.exactOut {
 				t.Errorf("stdout\n%s\nwant\n%s", out, tt.exactOut)
+			}
+		})
+	}
+}
+
+// TestCommandTree: kong's model holds only the command the arguments
+// name, so help without one and a misspelt one must still see them all.
+func TestCommandTree(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{name: "help lists every command", args: []string{"--help"}, code: 0,
+			stdout: []string{"parse", "fmt", "record", "replay", "mutate", "anomalies", "suite", "audit", "blocklog", "crash"}},
+		{name: "one command's help", args: []string{"record", "--help"}, code: 0, stdout: []string{"Usage: faultline record", "--no-seccomp"}},
+		{name: "misspelt command", args: []string{"recrod", "-f"}, code: 2, stderr: `did you mean "record"`},
+		{name: "flag before the command", args: []string{"-h", "crash"}, code: 0, stdout: []string{"Usage: faultline crash"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", code, tt.code, errOut)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout does not contain %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr %q does not contain %q", errOut, tt.stderr)
 			}
 		})
 	}

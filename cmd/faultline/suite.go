@@ -6,10 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/faultline/faultline/blockrec"
 	"github.com/faultline/faultline/suite"
@@ -53,8 +49,8 @@ func (c *suiteCmd) Run() error {
 		}
 		return nil
 	}
-	bar := newCheckBar(len(s.Checks), "checks")
-	r.Progress = bar.update
+	bar := newProgress("checks")
+	r.Progress = func(res *suite.Result, done, total int) { bar.update(res.Check, done, total) }
 	rep, err := r.Run(ctx, s)
 	bar.finish()
 	if rep == nil {
@@ -123,41 +119,4 @@ func interruptible() (context.Context, context.CancelFunc) {
 func cleanupAll() {
 	supervisor.CloseAll()
 	blockrec.CloseAll()
-}
-
-// checkBar is a progress bar over checks, drawn only on a terminal.
-type checkBar struct {
-	bar *progressbar.ProgressBar
-}
-
-func newCheckBar(total int, what string) *checkBar {
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
-		return &checkBar{}
-	}
-	return &checkBar{bar: progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(os.Stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-	)}
-}
-
-func (b *checkBar) update(r *suite.Result, done, total int) {
-	if b.bar == nil {
-		return
-	}
-	if b.bar.GetMax() != total {
-		b.bar.ChangeMax(total)
-	}
-	b.bar.Describe(fmt.Sprintf("%-40.40s", r.Check))
-	b.bar.Set(done)
-}
-
-func (b *checkBar) finish() {
-	if b.bar != nil {
-		b.bar.Finish()
-		b.bar.Exit()
-	}
 }
