@@ -70,6 +70,10 @@ func argumentWorld(cmd []string, keep string) (init string, names []string, clea
 // defaultWorld fills in *init from the arguments when neither --init nor
 // --setup was given, and says so on stderr.
 func defaultWorld(what string, cmd []string, init *string, setup, keep string) (func(), error) {
+	if out := outsideArgs(cmd); len(out) > 0 {
+		fmt.Fprintf(os.Stderr, "faultline: %s: warning: %s %s outside the sandbox: the runs use the real %s, and what they change stays changed (give %s under --init and name %s relatively)\n",
+			what, strings.Join(out, ", "), plural(len(out), "is", "are"), plural(len(out), "file", "files"), plural(len(out), "it", "them"), plural(len(out), "it", "them"))
+	}
 	if *init != "" || setup != "" {
 		return func() {}, nil
 	}
@@ -84,4 +88,32 @@ func defaultWorld(what string, cmd []string, init *string, setup, keep string) (
 	*init = dir
 	fmt.Fprintf(os.Stderr, "faultline: %s: the sandbox starts with %s from the current directory, copied to %s (--init or --setup say otherwise)\n", what, strings.Join(names, ", "), dir)
 	return cleanup, nil
+}
+
+// outsideArgs are the arguments naming existing files that the sandbox
+// does not cover (absolute, or above the working directory): the
+// sandbox is a file system at the working directory, not a chroot, so
+// `faultline crash -- gzip /etc/hostname` compresses the host's file.
+func outsideArgs(cmd []string) []string {
+	var out []string
+	for _, a := range cmd[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		clean := filepath.Clean(a)
+		if !filepath.IsAbs(clean) && clean != ".." && !strings.HasPrefix(clean, "../") {
+			continue
+		}
+		if _, err := os.Lstat(clean); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
