@@ -2,6 +2,7 @@ package tracer
 
 import (
 	"github.com/faultline/faultline/parser"
+	"golang.org/x/sys/unix"
 )
 
 // The first execve happens before faultline can see its entry (the child
@@ -9,7 +10,7 @@ import (
 // what the kernel left on the new stack: argc, argv, envp. strace prints
 // the same line for the same run, with the path it resolved itself.
 func (t *tracer) initialExec(p *tracee) {
-	if !t.decode || !t.c.Filter.Has(nrByName["execve"]) {
+	if !t.decode || !t.c.Filter.Has(unix.SYS_EXECVE) {
 		return
 	}
 	var r Regs
@@ -22,7 +23,7 @@ func (t *tracer) initialExec(p *tracee) {
 	}
 	argv := r.Rsp + 8
 	envp := argv + 8*(argc+1)
-	d := &dec{t: t, pid: p.tid, nr: nrByName["execve"], name: "execve", args: [6]uint64{0, argv, envp}}
+	d := &dec{t: t, pid: p.tid, nr: unix.SYS_EXECVE, name: "execve", args: [6]uint64{0, argv, envp}}
 	args := []*parser.Arg{
 		parser.Positional(parser.Quoted([]byte(t.c.Path), parser.QuoteDefault, false)),
 		kArgv.in(d, 1),

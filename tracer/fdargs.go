@@ -10,7 +10,7 @@ import "reflect"
 // FDArgs lists the positions of name's descriptor arguments (directory
 // descriptors included; AT_FDCWD is not a number and compares as text).
 func FDArgs(name string) []int {
-	s, ok := signatures[name]
+	s, ok := signature(name)
 	if !ok {
 		return nil
 	}
@@ -25,7 +25,7 @@ func FDArgs(name string) []int {
 
 // ReturnsFD reports whether name's result is a new descriptor.
 func ReturnsFD(name string) bool {
-	s, ok := signatures[name]
+	s, ok := signature(name)
 	return ok && s.ret != nil && sameFunc(s.ret, retFD)
 }
 

@@ -18,15 +18,16 @@ type Filter struct {
 // ErrBadFilter is wrapped by every filter syntax error.
 var ErrBadFilter = errors.New("bad trace filter")
 
-// classes are strace 6.1's syscall classes for x86-64.
-var classes = map[string][]string{
-	"file": strings.Fields(`open openat openat2 creat stat lstat newfstatat statx access faccessat faccessat2
+// classes are strace 6.1's syscall classes for x86-64, names separated
+// by white space.
+var classes = map[string]string{
+	"file": `open openat openat2 creat stat lstat newfstatat statx access faccessat faccessat2
 		rename renameat renameat2 link linkat symlink symlinkat unlink unlinkat mkdir mkdirat rmdir chmod fchmodat
 		chown lchown fchownat utime utimes utimensat futimesat truncate readlink readlinkat setxattr lsetxattr
 		getxattr lgetxattr listxattr llistxattr removexattr lremovexattr chdir chroot mknod mknodat statfs execve
 		execveat mount umount2 pivot_root swapon swapoff acct uselib inotify_add_watch fanotify_mark
-		name_to_handle_at quotactl open_tree move_mount fspick mount_setattr getcwd`),
-	"desc": strings.Fields(`read write open close fstat poll lseek mmap ioctl pread64 pwrite64 readv writev pipe
+		name_to_handle_at quotactl open_tree move_mount fspick mount_setattr getcwd`,
+	"desc": `read write open close fstat poll lseek mmap ioctl pread64 pwrite64 readv writev pipe
 		select dup dup2 sendfile fcntl flock fsync fdatasync ftruncate getdents fchdir fchmod fchown fstatfs
 		readahead fsetxattr fgetxattr flistxattr fremovexattr epoll_create epoll_ctl_old epoll_wait_old getdents64
 		fadvise64 epoll_wait epoll_ctl inotify_init inotify_add_watch inotify_rm_watch openat mkdirat mknodat
@@ -38,39 +39,40 @@ var classes = map[string][]string{
 		io_uring_setup io_uring_enter io_uring_register open_tree move_mount fsopen fsconfig fsmount fspick
 		pidfd_open openat2 pidfd_getfd close_range faccessat2 process_madvise epoll_pwait2 mount_setattr
 		quotactl_fd landlock_create_ruleset landlock_add_rule landlock_restrict_self memfd_secret
-		process_mrelease creat pidfd_send_signal`),
-	"process": strings.Fields(`clone fork vfork execve exit wait4 kill rt_sigqueueinfo tkill exit_group waitid
-		tgkill unshare rt_tgsigqueueinfo execveat clone3 pidfd_open pidfd_send_signal`),
-	"network": strings.Fields(`socket connect accept sendto recvfrom sendmsg recvmsg shutdown bind listen
-		getsockname getpeername socketpair setsockopt getsockopt accept4 recvmmsg sendmmsg`),
-	"signal": strings.Fields(`rt_sigaction rt_sigprocmask rt_sigreturn pause kill rt_sigpending rt_sigtimedwait
+		process_mrelease creat pidfd_send_signal`,
+	"process": `clone fork vfork execve exit wait4 kill rt_sigqueueinfo tkill exit_group waitid
+		tgkill unshare rt_tgsigqueueinfo execveat clone3 pidfd_open pidfd_send_signal`,
+	"network": `socket connect accept sendto recvfrom sendmsg recvmsg shutdown bind listen
+		getsockname getpeername socketpair setsockopt getsockopt accept4 recvmmsg sendmmsg`,
+	"signal": `rt_sigaction rt_sigprocmask rt_sigreturn pause kill rt_sigpending rt_sigtimedwait
 		rt_sigqueueinfo rt_sigsuspend sigaltstack tkill tgkill signalfd signalfd4 rt_tgsigqueueinfo
-		pidfd_send_signal`),
-	"memory": strings.Fields(`mmap mprotect munmap brk mremap msync mincore madvise shmat shmdt mlock munlock
+		pidfd_send_signal`,
+	"memory": `mmap mprotect munmap brk mremap msync mincore madvise shmat shmdt mlock munlock
 		mlockall munlockall remap_file_pages mbind set_mempolicy get_mempolicy migrate_pages move_pages mlock2
-		pkey_mprotect set_mempolicy_home_node`),
-	"ipc":     strings.Fields(`shmget shmat shmctl semget semop semctl shmdt msgget msgsnd msgrcv msgctl semtimedop`),
-	"stat":    strings.Fields(`stat fstat lstat newfstatat statx`),
-	"lstat":   strings.Fields(`lstat`),
-	"fstat":   strings.Fields(`fstat newfstatat`),
-	"%stat":   strings.Fields(`stat fstat lstat newfstatat statx`),
-	"statfs":  strings.Fields(`statfs`),
-	"fstatfs": strings.Fields(`fstatfs`),
-	"%statfs": strings.Fields(`statfs fstatfs ustat`),
-	"creds":   strings.Fields(`getuid getgid setuid setgid geteuid getegid setreuid setregid getgroups setgroups setresuid getresuid setresgid getresgid setfsuid setfsgid capget capset prctl`),
-	"clock":   strings.Fields(`gettimeofday settimeofday adjtimex time clock_settime clock_gettime clock_getres clock_adjtime`),
-	"pure":    strings.Fields(`getpid getppid getpgrp getuid geteuid getgid getegid gettid`),
+		pkey_mprotect set_mempolicy_home_node`,
+	"ipc":     `shmget shmat shmctl semget semop semctl shmdt msgget msgsnd msgrcv msgctl semtimedop`,
+	"stat":    `stat fstat lstat newfstatat statx`,
+	"lstat":   `lstat`,
+	"fstat":   `fstat newfstatat`,
+	"%stat":   `stat fstat lstat newfstatat statx`,
+	"statfs":  `statfs`,
+	"fstatfs": `fstatfs`,
+	"%statfs": `statfs fstatfs ustat`,
+	"creds":   `getuid getgid setuid setgid geteuid getegid setreuid setregid getgroups setgroups setresuid getresuid setresgid getresgid setfsuid setfsgid capget capset prctl`,
+	"clock":   `gettimeofday settimeofday adjtimex time clock_settime clock_gettime clock_getres clock_adjtime`,
+	"pure":    `getpid getppid getpgrp getuid geteuid getgid getegid gettid`,
 }
 
-var nrByName = func() map[string]int {
-	m := map[string]int{}
+// sysNumber is the number of the call strace names name. A scan, not a
+// map built at start-up: only trace filters look names up.
+func sysNumber(name string) (int, bool) {
 	for nr, n := range sysNames {
-		if n != "" {
-			m[n] = nr
+		if n == name && n != "" {
+			return nr, true
 		}
 	}
-	return m
-}()
+	return -1, false
+}
 
 // ParseFilter reads strace's -e trace= value: names and %classes joined
 // by commas, "all", "none", and a leading "!" for the complement.
@@ -98,13 +100,13 @@ func ParseFilter(spec string) (*Filter, error) {
 			if !ok {
 				return nil, fmt.Errorf("%w: unknown class %q in %q (known: %s)", ErrBadFilter, item, spec, classList())
 			}
-			for _, n := range names {
-				if nr, ok := nrByName[n]; ok {
+			for _, n := range strings.Fields(names) {
+				if nr, ok := sysNumber(n); ok {
 					f.set[nr] = true
 				}
 			}
 		default:
-			nr, ok := nrByName[item]
+			nr, ok := sysNumber(item)
 			if !ok {
 				return nil, fmt.Errorf("%w: unknown system call %q in %q", ErrBadFilter, item, spec)
 			}

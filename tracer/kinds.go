@@ -177,14 +177,21 @@ func retDec(d *dec) *parser.Result { return parser.Ret(parser.Dec(d.ret)) }
 // lookup finds a call's row; calls without one print raw arguments, and
 // numbers strace does not know print as syscall_0x1b6.
 func lookup(nr int) *sysent {
-	if nr >= 0 && nr < len(table) && table[nr] != nil {
-		return table[nr]
+	if nr < 0 || nr >= len(table) {
+		return &sysent{name: fmt.Sprintf("syscall_%#x", uint64(nr)), args: rawArgs[:]}
 	}
-	name := fmt.Sprintf("syscall_%#x", uint64(nr))
-	if nr >= 0 && nr < len(sysNames) && sysNames[nr] != "" {
-		name = sysNames[nr]
+	if se := table[nr].Load(); se != nil {
+		return se
 	}
-	return &sysent{name: name, args: rawArgs[:]}
+	name := sysNames[nr]
+	se := &sysent{name: name, args: rawArgs[:]}
+	if name == "" {
+		se.name = fmt.Sprintf("syscall_%#x", uint64(nr))
+	} else if s, ok := signature(name); ok {
+		se.args, se.ret = s.args, s.ret
+	}
+	table[nr].CompareAndSwap(nil, se)
+	return table[nr].Load()
 }
 
 var rawArgs = [6]kind{kHex, kHex, kHex, kHex, kHex, kHex}

@@ -28,7 +28,7 @@ type auditCmd struct {
 	Cmd        []string      `arg:"" passthrough:"" name:"command" help:"The program and its arguments, after --."`
 }
 
-func (c *auditCmd) Run() error {
+func (c *auditCmd) Run(intr *interrupts) error {
 	if len(c.Cmd) > 0 && c.Cmd[0] == "--" {
 		c.Cmd = c.Cmd[1:]
 	}
@@ -73,8 +73,7 @@ func (c *auditCmd) Run() error {
 		Out:       out,
 		Runner:    *r,
 	}
-	ctx, stop := interruptible()
-	defer stop()
+	ctx := intr.context()
 	defer cleanupAll()
 	bar := newProgress("audit")
 	a.Runner.Progress = func(res *suite.Result, done, total int) { bar.update(res.Check, done, total) }

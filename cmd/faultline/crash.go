@@ -2,12 +2,9 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -35,7 +32,7 @@ type crashCmd struct {
 	Cmd        []string      `arg:"" passthrough:"" name:"command" help:"The program and its arguments, after --."`
 }
 
-func (c *crashCmd) Run() error {
+func (c *crashCmd) Run(intr *interrupts) error {
 	if len(c.Cmd) > 0 && c.Cmd[0] == "--" {
 		c.Cmd = c.Cmd[1:]
 	}
@@ -59,8 +56,7 @@ func (c *crashCmd) Run() error {
 	case c.Amplify == "wide":
 		amp = crash.AmplifyWide
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	ctx := intr.context()
 	// A second signal, or a panic, must still leave nothing mounted.
 	defer blockrec.CloseAll()
 

@@ -81,8 +81,10 @@ func toolError(format string, args ...any) error {
 }
 
 func main() {
+	intr := catchInterrupts()
 	var root struct{}
 	opts := append(commandOptions(os.Args[1:]),
+		kong.Bind(intr),
 		kong.Name("faultline"),
 		kong.Description("Find the bugs programs hide for the day the environment misbehaves."),
 		kong.UsageOnError(),

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/faultline/faultline/supervisor"
 	"github.com/faultline/faultline/tracer"
@@ -38,7 +36,7 @@ type recordCmd struct {
 // version is faultline's, as recorded in trace headers.
 const version = "faultline 0.1-dev"
 
-func (r *recordCmd) Run() error {
+func (r *recordCmd) Run(intr *interrupts) error {
 	cmdArgs := r.Command
 	if len(cmdArgs) > 0 && cmdArgs[0] == "--" {
 		cmdArgs = cmdArgs[1:]
@@ -109,8 +107,7 @@ func (r *recordCmd) Run() error {
 
 	// Ctrl-C and kill stop the recording cleanly: the tracer kills what
 	// it started (or detaches from -p), the trace is completed and kept.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	ctx := intr.context()
 	if sandboxed {
 		return r.runSandboxed(ctx, c, out)
 	}

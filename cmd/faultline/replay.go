@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/faultline/faultline/supervisor"
@@ -25,7 +22,7 @@ type replayCmd struct {
 	Command   []string      `arg:"" optional:"" passthrough:"" help:"Command and arguments; default: the trace header's."`
 }
 
-func (c *replayCmd) Run() error {
+func (c *replayCmd) Run(intr *interrupts) error {
 	args := c.Command
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -40,8 +37,7 @@ func (c *replayCmd) Run() error {
 	if err != nil {
 		return toolError("replay: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	ctx := intr.context()
 	defer func() {
 		if p := recover(); p != nil {
 			supervisor.CloseAll()

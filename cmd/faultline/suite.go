@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/faultline/faultline/blockrec"
 	"github.com/faultline/faultline/suite"
@@ -25,7 +22,7 @@ type suiteCmd struct {
 	File       string   `arg:"" type:"path" help:"The suite file (TOML)."`
 }
 
-func (c *suiteCmd) Run() error {
+func (c *suiteCmd) Run(intr *interrupts) error {
 	s, err := suite.Load(c.File)
 	if err != nil {
 		return toolError("%w", err)
@@ -35,8 +32,7 @@ func (c *suiteCmd) Run() error {
 		return err
 	}
 	r.Only = c.Only
-	ctx, stop := interruptible()
-	defer stop()
+	ctx := intr.context()
 	defer cleanupAll()
 
 	if c.RecordOnly != "" {
@@ -107,12 +103,6 @@ func newRunner(jobs int, shard, out string) (*suite.Runner, error) {
 		}
 	}
 	return r, nil
-}
-
-// interruptible is a context that Ctrl-C, SIGTERM and SIGHUP cancel: the
-// checks under way stop and their sandboxes go.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 // cleanupAll releases whatever a panic or a second signal left open.
