@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -100,16 +101,22 @@ func envDigest(env []string) string {
 }
 
 func currentUmask() string {
-	// There is no way to read the umask but to set it; /proc has it.
-	b, err := os.ReadFile("/proc/self/status")
-	if err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "Umask:"); ok {
-				return strings.TrimSpace(v)
-			}
-		}
+	// There is no way to read the umask but to set it, which would race
+	// with other goroutines creating files; /proc has it. Read into a
+	// buffer on the stack: the status file is under 2 KiB.
+	fd, err := unix.Open("/proc/self/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "?"
 	}
-	return "?"
+	defer unix.Close(fd)
+	var buf [4096]byte
+	n, _ := unix.Read(fd, buf[:])
+	_, rest, ok := bytes.Cut(buf[:max(n, 0)], []byte("\nUmask:"))
+	if !ok {
+		return "?"
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	return string(bytes.TrimSpace(line))
 }
 
 func cstr(b []byte) string {
