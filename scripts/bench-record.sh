@@ -11,8 +11,12 @@
 #   all calls:  strace -f -o /dev/null        vs  faultline record -f -o /dev/null
 #   %file only: strace -f --seccomp-bpf -e trace=%file -o /dev/null
 #                                             vs  faultline record -f -e trace=%file -o /dev/null
-# It prints the median wall time of each and the ratios faultline/strace
-# (time and overhead over untraced). Target: both ratios <= 1.0.
+# It prints the median wall time of each, the ratios faultline/strace
+# (time and overhead over untraced; target: both <= 1.0) and the median
+# of the paired differences faultline - strace within each round, with
+# its interquartile range: on a long compute-heavy run the two overheads
+# are a few milliseconds against tens of milliseconds of run-to-run
+# noise, and pairing the runs of one round cancels the slow drift.
 #
 # FAULTLINE=/path/to/binary skips the build. TREE=dir changes the tree.
 set -euo pipefail
@@ -54,6 +58,13 @@ run() {
 
 median() { sort -g "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.4f", m}'; }
 
+# paired A B: median and quartiles of A[i] - B[i] in ms, the runs of one
+# round paired.
+paired() {
+	paste "$1" "$2" | awk '{print ($1 - $2) * 1000}' | sort -g |
+		awk '{a[NR]=$1} END {q=int((NR+3)/4); printf "%+.1f [%+.1f, %+.1f]", a[int((NR+1)/2)], a[q], a[NR+1-q]}'
+}
+
 workload() {
 	local label=$1
 	shift
@@ -78,7 +89,7 @@ workload find find "$tree"
 workload gzip gzip -9 -c "$big"
 
 printf '\nmedian wall time of %d alternating runs (s); ratio = faultline/strace\n\n' "$reps"
-printf '%-10s %-9s %9s %9s %9s %11s %15s\n' workload filter untraced strace faultline "time ratio" "overhead ratio"
+printf '%-10s %-9s %9s %9s %9s %11s %15s  %s\n' workload filter untraced strace faultline "time ratio" "overhead ratio" "faultline-strace ms (IQR)"
 for label in start find gzip; do
 	base=$(median "$tmp/$label.base")
 	for mode in all file; do
@@ -96,6 +107,7 @@ for label in start find gzip; do
 		fi
 		flt="all"
 		[ $mode = file ] && flt="%file"
-		printf '%-10s %-9s %9s %9s %9s %11.2f %15s\n' "$label" "$flt" "$base" "$s" "$f" "$tr" "$or"
+		pd=$(paired "$tmp/$label.faultline$sfx" "$tmp/$label.strace$sfx")
+		printf '%-10s %-9s %9s %9s %9s %11.2f %15s  %s\n' "$label" "$flt" "$base" "$s" "$f" "$tr" "$or" "$pd"
 	done
 done
