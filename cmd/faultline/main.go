@@ -81,7 +81,7 @@ func toolError(format string, args ...any) error {
 }
 
 func main() {
-	intr := catchInterrupts()
+	intr := &interrupts{}
 	var root struct{}
 	opts := append(commandOptions(os.Args[1:]),
 		kong.Bind(intr),

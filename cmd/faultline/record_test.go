@@ -73,3 +73,32 @@ func waitPidFile(t *testing.T, path string) int {
 	t.Fatalf("the traced program did not start within 10s")
 	return 0
 }
+
+// TestParseInterrupted: a command with nothing to clean up keeps Ctrl-C's
+// default, so a parse reading a pipe that never ends still stops at once.
+func TestParseInterrupted(t *testing.T) {
+	cmd := exec.Command(binary, "parse", "-")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Write([]byte("1234  close(3) = 0\n"))
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+			t.Errorf("after SIGINT: %v, want killed by SIGINT", err)
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("parse ignored SIGINT")
+	}
+}
