@@ -67,7 +67,7 @@ var classes = map[string]string{
 // map built at start-up: only trace filters look names up.
 func sysNumber(name string) (int, bool) {
 	for nr, n := range sysNames {
-		if n == name && n != "" {
+		if name != "" && n == name {
 			return nr, true
 		}
 	}
