@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/audit.h>
 /* Exercises the calls faultline decodes, once each, deterministically. */
 
 /* sync() writes back every file system on the machine, among them the
@@ -40,6 +41,8 @@
  * comes before seccomp), so strace and faultline both see and decode it. */
 static void sync_is_harmless(void) {
   struct sock_filter f[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 2), /* another ABI's numbers: allow */
     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sync, 0, 1),
     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
