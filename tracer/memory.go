@@ -118,6 +118,48 @@ func readWord(pid int, addr uint64) (uint64, error) {
 	return le64(b[:]), nil
 }
 
+// pointers walks the NULL-terminated array of pointers at addr (argv,
+// envp), calling fn with each entry until the NULL, until fn returns
+// false, or until the array runs into unmapped memory. It reads a block
+// of up to 64 entries, never past the end of the page it is in, per
+// system call: an environment of 40 variables is one read, not 41.
+// It fails only when not even the first entry can be read.
+func pointers(pid int, addr uint64, fn func(i int, p uint64) bool) (terminated bool, err error) {
+	var block [64 * 8]byte
+	for i := 0; ; {
+		a := addr + uint64(8*i)
+		chunk := int(pageSize - a%pageSize)
+		if chunk > len(block) {
+			chunk = len(block)
+		}
+		chunk &^= 7
+		if chunk == 0 {
+			// A misaligned array straddling a page: one word at a time.
+			chunk = 8
+		}
+		n, err := readMem(pid, a, block[:chunk])
+		if err != nil || n < 8 {
+			if i == 0 {
+				if err == nil {
+					err = fmt.Errorf("read at %#x in pid %d: short read", a, pid)
+				}
+				return false, err
+			}
+			return false, nil
+		}
+		for off := 0; off+8 <= n; off += 8 {
+			p := le64(block[off:])
+			if p == 0 {
+				return true, nil
+			}
+			if !fn(i, p) {
+				return false, nil
+			}
+			i++
+		}
+	}
+}
+
 // readStruct reads a fixed-size kernel structure into v.
 func readStruct[T any](pid int, addr uint64, v *T) error {
 	b := unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v))

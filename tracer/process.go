@@ -16,38 +16,31 @@ func (d *dec) strArray(addr uint64) *parser.Expr {
 	}
 	var el []*parser.Expr
 	max := d.t.c.StringLimit
-	for n := 0; ; n++ {
-		p, err := readWord(d.pid, addr+uint64(8*n))
-		if err != nil {
-			if n == 0 {
-				return parser.Hex(addr)
-			}
-			break
-		}
-		if p == 0 {
-			break
-		}
+	_, err := pointers(d.pid, addr, func(n int, p uint64) bool {
 		if n >= max {
 			el = append(el, parser.X(&parser.Ellipsis{}))
-			break
+			return false
 		}
 		el = append(el, d.cstr(p))
+		return true
+	})
+	if err != nil {
+		return parser.Hex(addr)
 	}
 	return parser.NewArray(el...)
 }
 
 // countArray counts the entries of a NULL-terminated pointer array.
 func (d *dec) countArray(addr uint64) (int, bool) {
-	for n := 0; n < 1<<20; n++ {
-		p, err := readWord(d.pid, addr+uint64(8*n))
-		if err != nil {
-			return 0, false
-		}
-		if p == 0 {
-			return n, true
-		}
+	count := 0
+	terminated, err := pointers(d.pid, addr, func(n int, _ uint64) bool {
+		count = n + 1
+		return n < 1<<20
+	})
+	if err != nil || !terminated {
+		return 0, false
 	}
-	return 0, false
+	return count, true
 }
 
 var (

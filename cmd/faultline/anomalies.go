@@ -11,11 +11,13 @@ import (
 
 // anomaliesCmd is `faultline anomalies [NAME]`: the catalogue.
 type anomaliesCmd struct {
-	Name string `arg:"" optional:"" help:"Print the full explanation of this anomaly."`
+	Args struct {
+		Name string `positional-arg-name:"NAME" description:"Print the full explanation of this anomaly."`
+	} `positional-args:"yes"`
 }
 
 func (c *anomaliesCmd) Run() error {
-	if c.Name == "" {
+	if c.Args.Name == "" {
 		w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 		for _, a := range anomalies.All() {
 			fmt.Fprintf(w, "%s\t%s\n", a.Name, a.Summary)
@@ -25,10 +27,10 @@ func (c *anomaliesCmd) Run() error {
 		}
 		return nil
 	}
-	a, ok := anomalies.Lookup(c.Name)
+	a, ok := anomalies.Lookup(c.Args.Name)
 	if !ok {
-		msg := fmt.Sprintf("no anomaly named %q", c.Name)
-		if s := anomalies.Suggest(c.Name); len(s) > 0 {
+		msg := fmt.Sprintf("no anomaly named %q", c.Args.Name)
+		if s := anomalies.Suggest(c.Args.Name); len(s) > 0 {
 			msg += "; did you mean " + strings.Join(s, ", ") + "?"
 		}
 		return toolError("%s (list them with 'faultline anomalies')", msg)

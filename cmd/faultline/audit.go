@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/suite"
@@ -12,27 +13,29 @@ import (
 // auditCmd is `faultline audit`: the whole catalogue and the crash check
 // on a program nobody wrote a suite for.
 type auditCmd struct {
-	Anomalies  []string      `sep:"," placeholder:"LIST" help:"Try only these anomalies (comma-separated; default: the catalogue but fsync-lies and kill, which the crash check judges)."`
-	NoCrash    bool          `help:"Leave out the crash-consistency check."`
-	WriteSuite string        `type:"path" placeholder:"FILE" help:"Save what ran as a suite file with the observed outcomes expected, so the audit becomes a regression test."`
-	Init       string        `placeholder:"DIR" type:"existingdir" help:"Copy DIR's contents into the sandbox before each run."`
-	Setup      string        `placeholder:"CMD" help:"Run CMD with sh -c in the sandbox before each run (after --init)."`
-	User       string        `placeholder:"NAME" help:"Run the program as this user."`
-	FS         string        `name:"fs" enum:"ext4,xfs,btrfs" default:"ext4" help:"File system of the crash check's disk."`
-	K          int           `default:"2" help:"The crash check drops at most N in-flight writes per crash site."`
-	Timeout    time.Duration `default:"30s" help:"Time limit of each run of the program; a replay that takes longer is hung."`
-	Jobs       int           `help:"Run N checks at once, each in its own sandbox (default: the number of cores)." placeholder:"N"`
-	Shard      string        `placeholder:"I/N" help:"Run only part I of N of the checks."`
-	JSON       bool          `name:"json" help:"Print the report as JSON."`
-	Out        string        `type:"path" default:"faultline-audit" placeholder:"DIR" help:"Keep the recording (trace.strace) and each check's artifacts in DIR; the reproduction commands name it."`
-	Cmd        []string      `arg:"" passthrough:"" name:"command" help:"The program and its arguments, after --."`
+	Anomalies  []string      `long:"anomalies" value-name:"LIST" description:"Try only these anomalies (comma-separated, or repeat the flag; default: the catalogue but fsync-lies and kill, which the crash check judges)."`
+	NoCrash    bool          `long:"no-crash" description:"Leave out the crash-consistency check."`
+	WriteSuite string        `long:"write-suite" value-name:"FILE" description:"Save what ran as a suite file with the observed outcomes expected, so the audit becomes a regression test."`
+	Init       string        `long:"init" value-name:"DIR" description:"Copy DIR's contents into the sandbox before each run."`
+	Setup      string        `long:"setup" value-name:"CMD" description:"Run CMD with sh -c in the sandbox before each run (after --init)."`
+	User       string        `long:"user" value-name:"NAME" description:"Run the program as this user."`
+	FS         string        `long:"fs" choice:"ext4" choice:"xfs" choice:"btrfs" default:"ext4" description:"File system of the crash check's disk."`
+	K          int           `long:"k" default:"2" value-name:"N" description:"The crash check drops at most N in-flight writes per crash site."`
+	Timeout    time.Duration `long:"timeout" default:"30s" value-name:"D" description:"Time limit of each run of the program; a replay that takes longer is hung."`
+	Jobs       int           `long:"jobs" value-name:"N" description:"Run N checks at once, each in its own sandbox (default: the number of cores)."`
+	Shard      string        `long:"shard" value-name:"I/N" description:"Run only part I of N of the checks."`
+	JSON       bool          `long:"json" description:"Print the report as JSON."`
+	Out        string        `long:"out" default:"faultline-audit" value-name:"DIR" description:"Keep the recording (trace.strace) and each check's artifacts in DIR; the reproduction commands name it."`
+	Args       struct {
+		Cmd []string `positional-arg-name:"CMD" description:"The program and its arguments, after --."`
+	} `positional-args:"yes"`
 }
 
 func (c *auditCmd) Run(intr *interrupts) error {
-	if len(c.Cmd) > 0 && c.Cmd[0] == "--" {
-		c.Cmd = c.Cmd[1:]
+	if len(c.Args.Cmd) > 0 && c.Args.Cmd[0] == "--" {
+		c.Args.Cmd = c.Args.Cmd[1:]
 	}
-	if len(c.Cmd) == 0 {
+	if len(c.Args.Cmd) == 0 {
 		return toolError("audit: no command given (faultline audit [flags] -- CMD ARGS...)")
 	}
 	if c.Init != "" && c.Setup != "" {
@@ -41,6 +44,12 @@ func (c *auditCmd) Run(intr *interrupts) error {
 	if c.K < 1 {
 		return toolError("audit: --k %d: want at least 1", c.K)
 	}
+	// --anomalies a,b and --anomalies a --anomalies b say the same.
+	var names []string
+	for _, a := range c.Anomalies {
+		names = append(names, strings.Split(a, ",")...)
+	}
+	c.Anomalies = names
 	if c.Anomalies != nil {
 		if _, err := suite.LookupAnomalies(c.Anomalies); err != nil {
 			return toolError("audit: --anomalies: %w", err)
@@ -51,7 +60,7 @@ func (c *auditCmd) Run(intr *interrupts) error {
 		return toolError("audit: --out: %w", err)
 	}
 	init := c.Init
-	cleanupWorld, err := defaultWorld("audit", c.Cmd, &init, c.Setup, filepath.Join(out, "init"))
+	cleanupWorld, err := defaultWorld("audit", c.Args.Cmd, &init, c.Setup, filepath.Join(out, "init"))
 	defer cleanupWorld()
 	if err != nil {
 		return err
@@ -66,7 +75,7 @@ func (c *auditCmd) Run(intr *interrupts) error {
 		return err
 	}
 	a := &suite.Audit{
-		Program:   suite.Program{Command: c.Cmd, Init: init, Setup: c.Setup, User: c.User, FS: c.FS, Timeout: c.Timeout},
+		Program:   suite.Program{Command: c.Args.Cmd, Init: init, Setup: c.Setup, User: c.User, FS: c.FS, Timeout: c.Timeout},
 		Anomalies: c.Anomalies,
 		NoCrash:   c.NoCrash,
 		Crash:     suite.CrashOptions{K: c.K, FS: c.FS},

@@ -11,11 +11,13 @@ import (
 // inspection, one write or flush per line with the trace position it
 // happened at.
 type blocklogCmd struct {
-	File string `arg:"" help:"Block log saved by a recording run." type:"existingfile"`
+	Args struct {
+		File string `positional-arg-name:"FILE" required:"yes" description:"Block log saved by a recording run."`
+	} `positional-args:"yes"`
 }
 
 func (c *blocklogCmd) Run() error {
-	l, err := blockrec.LoadLog(c.File)
+	l, err := blockrec.LoadLog(c.Args.File)
 	if err != nil {
 		return toolError("blocklog: %w", err)
 	}

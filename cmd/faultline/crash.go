@@ -15,28 +15,30 @@ import (
 
 // crashCmd is `faultline crash`: the one-button crash-consistency check.
 type crashCmd struct {
-	Init       string        `placeholder:"DIR" help:"Copy DIR's contents into the sandbox before the run." type:"existingdir"`
-	Setup      string        `placeholder:"CMD" help:"Run CMD with sh -c in the sandbox before the run (after --init)."`
-	K          int           `default:"2" help:"Drop at most N in-flight writes per crash site."`
-	FS         string        `name:"fs" enum:"ext4,xfs,btrfs" default:"ext4" help:"File system of the sandbox (ext4, xfs, btrfs)."`
-	Size       string        `placeholder:"SIZE" help:"Size of the sandbox disk (default 32MiB, 128MiB for btrfs)."`
-	Tolerance  uint64        `default:"32" help:"Bytes a crash state may lack before it is inconsistent."`
-	NoAmplify  bool          `help:"Replay the program's own trace: no sync points, no commit points."`
-	Amplify    string        `enum:"on,wide" default:"on" help:"Sync points after calls that may erase data (on), or also after any open for writing, unlink and big writes (wide)."`
-	Compare    bool          `default:"true" negatable:"" help:"When amplified sites are inconsistent, also check without amplification to say whether it was needed."`
-	KillPoints bool          `help:"Also judge the state left when the program is SIGKILLed before each metadata call."`
-	JSON       bool          `name:"json" help:"Print the report as JSON."`
-	Out        string        `placeholder:"DIR" help:"Write report.json, report.txt, the trace and per finding the crash image and marked trace to DIR."`
-	Workers    int           `help:"Crash images checked at once (default: cores+1)."`
-	Timeout    time.Duration `default:"60s" help:"Time limit of each run of the program."`
-	Cmd        []string      `arg:"" passthrough:"" name:"command" help:"The program and its arguments, after --."`
+	Init       string        `long:"init" value-name:"DIR" description:"Copy DIR's contents into the sandbox before the run."`
+	Setup      string        `long:"setup" value-name:"CMD" description:"Run CMD with sh -c in the sandbox before the run (after --init)."`
+	K          int           `long:"k" default:"2" value-name:"N" description:"Drop at most N in-flight writes per crash site."`
+	FS         string        `long:"fs" choice:"ext4" choice:"xfs" choice:"btrfs" default:"ext4" description:"File system of the sandbox."`
+	Size       string        `long:"size" value-name:"SIZE" description:"Size of the sandbox disk (default 32MiB, 128MiB for btrfs)."`
+	Tolerance  uint64        `long:"tolerance" default:"32" value-name:"BYTES" description:"Bytes a crash state may lack before it is inconsistent."`
+	NoAmplify  bool          `long:"no-amplify" description:"Replay the program's own trace: no sync points, no commit points."`
+	Amplify    string        `long:"amplify" choice:"on" choice:"wide" default:"on" description:"Sync points after calls that may erase data (on), or also after any open for writing, unlink and big writes (wide)."`
+	NoCompare  bool          `long:"no-compare" description:"When amplified sites are inconsistent, do not check again without amplification to say whether it was needed."`
+	KillPoints bool          `long:"kill-points" description:"Also judge the state left when the program is SIGKILLed before each metadata call."`
+	JSON       bool          `long:"json" description:"Print the report as JSON."`
+	Out        string        `long:"out" value-name:"DIR" description:"Write report.json, report.txt, the trace and per finding the crash image and marked trace to DIR."`
+	Workers    int           `long:"workers" value-name:"N" description:"Crash images checked at once (default: cores+1)."`
+	Timeout    time.Duration `long:"timeout" default:"60s" value-name:"D" description:"Time limit of each run of the program."`
+	Args       struct {
+		Cmd []string `positional-arg-name:"CMD" description:"The program and its arguments, after --."`
+	} `positional-args:"yes"`
 }
 
 func (c *crashCmd) Run(intr *interrupts) error {
-	if len(c.Cmd) > 0 && c.Cmd[0] == "--" {
-		c.Cmd = c.Cmd[1:]
+	if len(c.Args.Cmd) > 0 && c.Args.Cmd[0] == "--" {
+		c.Args.Cmd = c.Args.Cmd[1:]
 	}
-	if len(c.Cmd) == 0 {
+	if len(c.Args.Cmd) == 0 {
 		return toolError("crash: no command given (faultline crash [flags] -- CMD ARGS...)")
 	}
 	if c.K < 1 {
@@ -64,14 +66,14 @@ func (c *crashCmd) Run(intr *interrupts) error {
 	if c.Out != "" {
 		keep = filepath.Join(c.Out, "init")
 	}
-	cleanupWorld, err := defaultWorld("crash", c.Cmd, &c.Init, c.Setup, keep)
+	cleanupWorld, err := defaultWorld("crash", c.Args.Cmd, &c.Init, c.Setup, keep)
 	defer cleanupWorld()
 	if err != nil {
 		return err
 	}
 	check := &crash.Check{
-		Argv: c.Cmd, Init: c.Init, Setup: c.Setup, FS: blockrec.FSType(c.FS), Size: int64(size), K: c.K,
-		Tolerance: c.Tolerance, TolSet: true, Amplify: amp, Unamplified: c.Compare,
+		Argv: c.Args.Cmd, Init: c.Init, Setup: c.Setup, FS: blockrec.FSType(c.FS), Size: int64(size), K: c.K,
+		Tolerance: c.Tolerance, TolSet: true, Amplify: amp, Unamplified: !c.NoCompare,
 		KillPoints: c.KillPoints, Out: c.Out, Workers: c.Workers, Timeout: c.Timeout,
 	}
 	bar := newProgress("")

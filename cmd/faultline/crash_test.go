@@ -87,7 +87,7 @@ func TestCrashCommand(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"no command", []string{"crash"}, "expected"},
+		{"no command", []string{"crash"}, "no command given"},
 		{"missing program", []string{"crash", "--", "no-such-program-faultline"}, "no-such-program-faultline"},
 		{"missing init", []string{"crash", "--init", filepath.Join(init, "nope"), "--", "true"}, "nope"},
 		{"bad fs", []string{"crash", "--fs", "vfat", "--", "true"}, "fs"},

@@ -10,14 +10,16 @@ import (
 
 // fmtCmd is `faultline fmt`: print a trace back through the AST.
 type fmtCmd struct {
-	Canonical bool   `help:"Print every line in strace's own spacing instead of keeping the file's."`
-	File      string `arg:"" help:"Trace file (- for standard input)." type:"path"`
+	Canonical bool `long:"canonical" description:"Print every line in strace's own spacing instead of keeping the file's."`
+	Args      struct {
+		File string `positional-arg-name:"FILE" required:"yes" description:"Trace file (- for standard input)."`
+	} `positional-args:"yes"`
 }
 
 func (c *fmtCmd) Run() error {
 	tuneGC()
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
-	n, err := scanFile(c.File, func(l *parser.Line) error {
+	n, err := scanFile(c.Args.File, func(l *parser.Line) error {
 		if c.Canonical {
 			l.Raw = ""
 		}

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/alecthomas/kong"
+	"github.com/jessevdk/go-flags"
 )
 
 // Exit statuses shared by every command.
@@ -19,51 +18,29 @@ const (
 )
 
 // command is one of faultline's commands; its flags and Run live in the
-// file named after it.
+// file named after it. A command that runs another program takes that
+// program's arguments as they come (passthrough): the first word that is
+// not one of faultline's options, or everything after --, is the program's.
 type command struct {
-	name, help string
-	cmd        any
+	name, help  string
+	passthrough bool
+	cmd         any // a struct of go-flags tags with Run() or Run(*interrupts)
 }
 
 // commands is the command tree, in the order help lists it.
 func commands() []command {
 	return []command{
-		{"parse", "Check that trace files are valid strace output.", &parseCmd{}},
-		{"fmt", "Print a trace back through the parser.", &fmtCmd{}},
-		{"record", "Run a command under ptrace and write its trace.", &recordCmd{}},
-		{"replay", "Replay a program against an (edited) trace and say how it coped.", &replayCmd{}},
-		{"mutate", "Apply an anomaly from the catalogue to a trace.", &mutateCmd{}},
-		{"anomalies", "List the anomaly catalogue with explanations.", &anomaliesCmd{}},
-		{"suite", "Run a suite file: checks with expected outcomes, as CI does.", &suiteCmd{}},
-		{"audit", "Try every applicable anomaly and the crash check on a program; list the findings.", &auditCmd{}},
-		{"blocklog", "Print a saved block log (writes and flushes with their trace positions).", &blocklogCmd{}},
-		{"crash", "Check that every state a crash can leave the program's files in can be recovered.", &crashCmd{}},
+		{"parse", "Check that trace files are valid strace output.", false, &parseCmd{}},
+		{"fmt", "Print a trace back through the parser.", false, &fmtCmd{}},
+		{"record", "Run a command under ptrace and write its trace.", true, &recordCmd{}},
+		{"replay", "Replay a program against an (edited) trace and say how it coped.", false, &replayCmd{}},
+		{"mutate", "Apply an anomaly from the catalogue to a trace.", false, &mutateCmd{}},
+		{"anomalies", "List the anomaly catalogue with explanations.", false, &anomaliesCmd{}},
+		{"suite", "Run a suite file: checks with expected outcomes, as CI does.", false, &suiteCmd{}},
+		{"audit", "Try every applicable anomaly and the crash check on a program; list the findings.", true, &auditCmd{}},
+		{"blocklog", "Print a saved block log (writes and flushes with their trace positions).", false, &blocklogCmd{}},
+		{"crash", "Check that every state a crash can leave the program's files in can be recovered.", true, &crashCmd{}},
 	}
-}
-
-// commandOptions registers the command the arguments name, or all of
-// them when they name none (help, a typo). Building kong's model of one
-// command instead of ten is a few milliseconds of reflection saved on
-// every start, which `record` of a short program pays in full.
-func commandOptions(args []string) []kong.Option {
-	chosen := commands()
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		for _, c := range chosen {
-			if c.name == a {
-				chosen = []command{c}
-				break
-			}
-		}
-		break
-	}
-	opts := make([]kong.Option, 0, len(chosen))
-	for _, c := range chosen {
-		opts = append(opts, kong.DynamicCommand(c.name, c.help, "", c.cmd))
-	}
-	return opts
 }
 
 // exitError carries an exit status out of a command's Run.
@@ -80,40 +57,77 @@ func toolError(format string, args ...any) error {
 	return &exitError{code: exitTool, err: fmt.Errorf(format, args...)}
 }
 
+// newParser builds the command line's grammar. It is go-flags rather than a
+// reflection-heavy framework on purpose: a library that looks methods up
+// by name at run time keeps every exported method of the binary alive,
+// which made faultline 2 MB larger and every start (record of a short
+// program pays it in full) about 2 ms slower.
+func newParser() (*flags.Parser, map[string]any, error) {
+	p := flags.NewNamedParser("faultline", flags.HelpFlag|flags.PassDoubleDash)
+	p.ShortDescription = "Find the bugs programs hide for the day the environment misbehaves."
+	p.LongDescription = p.ShortDescription
+	byName := map[string]any{}
+	for _, c := range commands() {
+		fc, err := p.AddCommand(c.name, c.help, c.help, c.cmd)
+		if err != nil {
+			return nil, nil, fmt.Errorf("command %s: %w", c.name, err)
+		}
+		fc.PassAfterNonOption = c.passthrough
+		byName[c.name] = c.cmd
+	}
+	return p, byName, nil
+}
+
 func main() {
-	intr := &interrupts{}
-	var root struct{}
-	opts := append(commandOptions(os.Args[1:]),
-		kong.Bind(intr),
-		kong.Name("faultline"),
-		kong.Description("Find the bugs programs hide for the day the environment misbehaves."),
-		kong.UsageOnError(),
-		kong.Exit(func(code int) {
-			if code != 0 {
-				code = exitTool // usage errors are the tool's: exit 2
-			}
-			os.Exit(code)
-		}),
-	)
-	parser, err := kong.New(&root, opts...)
+	os.Exit(execute(os.Args[1:]))
+}
+
+// execute parses args, runs the command they name and returns the exit
+// status.
+func execute(args []string) int {
+	p, byName, err := newParser()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faultline:", err)
-		os.Exit(exitTool)
+		return exitTool
 	}
-	ctx, err := parser.Parse(os.Args[1:])
+	rest, err := p.ParseArgs(args)
 	if err != nil {
-		parser.Errorf("%s", err)
-		os.Exit(exitTool)
-	}
-	if err := ctx.Run(); err != nil {
-		code := exitTool
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
+		var fe *flags.Error
+		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
+			fmt.Fprint(os.Stdout, fe.Message)
+			return exitOK
 		}
-		if err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "faultline:", err)
+		fmt.Fprintln(os.Stderr, "faultline:", err)
+		if p.Active != nil {
+			fmt.Fprintf(os.Stderr, "Run 'faultline %s --help' for usage.\n", p.Active.Name)
+		} else {
+			fmt.Fprintln(os.Stderr, "Run 'faultline --help' for usage.")
 		}
-		os.Exit(code)
+		return exitTool
 	}
+	if len(rest) > 0 {
+		fmt.Fprintf(os.Stderr, "faultline: %s: unexpected argument %q\n", p.Active.Name, rest[0])
+		return exitTool
+	}
+	intr := &interrupts{}
+	switch c := byName[p.Active.Name].(type) {
+	case interface{ Run(*interrupts) error }:
+		err = c.Run(intr)
+	case interface{ Run() error }:
+		err = c.Run()
+	default:
+		err = fmt.Errorf("command %s has no Run", p.Active.Name)
+	}
+	if err == nil {
+		return exitOK
+	}
+	code := exitTool
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if err.Error() != "" {
+		fmt.Fprintln(os.Stderr, "faultline:", err)
+	}
+	return code
 }

@@ -71,7 +71,8 @@ func TestParseAndFmt(t *testing.T) {
 		{name: "fmt is exact", args: []string{"fmt", good}, code: 0, exactOut: goodText},
 		{name: "fmt keeps malformed lines", args: []string{"fmt", bad}, code: 1, stdout: "read(3, \"x\" = 1\n", stderr: "bad.strace:2:13"},
 		{name: "fmt canonical", args: []string{"fmt", "--canonical", bad}, code: 1, stdout: "close(3)                                = 0\n"},
-		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: "unexpected argument"},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: "Unknown command `frobnicate'"},
+		{name: "extra argument", args: []string{"fmt", good, bad}, code: 2, stderr: `fmt: unexpected argument "`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,9 +93,12 @@ func TestParseAndFmt(t *testing.T) {
 	}
 }
 
-// TestCommandTree: kong's model holds only the command the arguments
-// name, so help without one and a misspelt one must still see them all.
+// TestCommandTree: help lists every command, a misspelt one gets a
+// suggestion, and record reads its options as strace does: combined short
+// flags, strace's long names, and everything from the program's name on is
+// the program's own.
 func TestCommandTree(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t.strace")
 	tests := []struct {
 		name   string
 		args   []string
@@ -104,9 +108,13 @@ func TestCommandTree(t *testing.T) {
 	}{
 		{name: "help lists every command", args: []string{"--help"}, code: 0,
 			stdout: []string{"parse", "fmt", "record", "replay", "mutate", "anomalies", "suite", "audit", "blocklog", "crash"}},
-		{name: "one command's help", args: []string{"record", "--help"}, code: 0, stdout: []string{"Usage: faultline record", "--no-seccomp"}},
-		{name: "misspelt command", args: []string{"recrod", "-f"}, code: 2, stderr: `did you mean "record"`},
-		{name: "flag before the command", args: []string{"-h", "crash"}, code: 0, stdout: []string{"Usage: faultline crash"}},
+		{name: "one command's help", args: []string{"record", "--help"}, code: 0, stdout: []string{"faultline [OPTIONS] record", "--no-seccomp", "--follow-forks"}},
+		{name: "misspelt command", args: []string{"recrod", "-f"}, code: 2, stderr: "did you mean `record'"},
+		{name: "bad choice", args: []string{"crash", "--fs", "vfat", "--", "true"}, code: 2, stderr: "Allowed values are: ext4, xfs or btrfs"},
+		{name: "combined short flags", args: []string{"record", "-fy", "-s", "8", "-o", out, "true"}, code: 0},
+		{name: "strace's long names", args: []string{"record", "--follow-forks", "--string-limit=8", "--output", out, "--", "true"}, code: 0},
+		{name: "the program's flags are its own", args: []string{"record", "-o", "-", "true", "-f", "--json"}, code: 0,
+			stdout: []string{`["true", "-f", "--json"]`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

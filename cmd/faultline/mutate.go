@@ -14,11 +14,15 @@ import (
 
 // mutateCmd is `faultline mutate`: write a catalogue anomaly into a trace.
 type mutateCmd struct {
-	Anomaly string   `help:"Name of the anomaly (see 'faultline anomalies')." placeholder:"NAME"`
-	Select  []string `sep:"none" help:"Which calls to change: key=value pairs joined by commas (syscall=NAME|%CLASS, path=GLOB, fd=N, pid=N, nth=N, all). Repeat for several; a call is changed when any selects it." placeholder:"EXPR"`
-	Amplify []string `help:"Also insert test-amplification calls: sync (sync() after truncating calls), sync-wide (also after opens for writing, unlinks and large writes), commit (fsync of the directory after metadata calls)." enum:"sync,sync-wide,commit" placeholder:"KIND"`
-	Output  string   `short:"o" help:"Write the edited trace here (atomically) instead of standard output." type:"path" placeholder:"OUT"`
-	Trace   string   `arg:"" help:"Trace file (- for standard input)." type:"path"`
+	Anomaly string     `long:"anomaly" value-name:"NAME" description:"Name of the anomaly (see 'faultline anomalies')."`
+	Select  []string   `long:"select" value-name:"EXPR" description:"Which calls to change: key=value pairs joined by commas (syscall=NAME|%CLASS, path=GLOB, fd=N, pid=N, nth=N, all). Repeat for several; a call is changed when any selects it."`
+	Amplify []string   `long:"amplify" value-name:"KIND" choice:"sync" choice:"sync-wide" choice:"commit" description:"Also insert test-amplification calls: sync (sync() after truncating calls), sync-wide (also after opens for writing, unlinks and large writes), commit (fsync of the directory after metadata calls)."`
+	Output  string     `short:"o" long:"output" value-name:"OUT" description:"Write the edited trace here (atomically) instead of standard output."`
+	Args    mutateArgs `positional-args:"yes"`
+}
+
+type mutateArgs struct {
+	Trace string `positional-arg-name:"TRACE" required:"yes" description:"Trace file (- for standard input)."`
 }
 
 func (c *mutateCmd) Run() error {
@@ -44,7 +48,7 @@ func (c *mutateCmd) Run() error {
 		}
 		sels = append(sels, sel)
 	}
-	t, err := readTrace(c.Trace)
+	t, err := readTrace(c.Args.Trace)
 	if err != nil {
 		return toolError("%w", err)
 	}

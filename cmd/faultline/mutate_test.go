@@ -30,12 +30,12 @@ func TestMutateCmd(t *testing.T) {
 		code int    // -1: success
 		want string // in the error, or in the output on success
 	}{
-		{"applies", mutateCmd{Anomaly: "rename-exdev", Trace: in, Output: out}, -1, "= -1 EXDEV (Invalid cross-device link) (INJECTED)"},
-		{"composes with amplification", mutateCmd{Anomaly: "fsync-eio", Amplify: []string{"commit"}, Trace: in, Output: out}, -1, "fsync(-1</w>)"},
-		{"unknown anomaly", mutateCmd{Anomaly: "rename-exdv", Trace: in}, exitTool, "did you mean rename-exdev"},
-		{"selector matches nothing", mutateCmd{Anomaly: "rename-exdev", Select: []string{"path=*.nope"}, Trace: in}, exitTool, `selector "path=*.nope" matches no call`},
-		{"bad selector", mutateCmd{Anomaly: "rename-exdev", Select: []string{"nth=0"}, Trace: in}, exitTool, `nth="0"`},
-		{"malformed trace", mutateCmd{Anomaly: "rename-exdev", Trace: bad}, exitTool, "bad.strace:1:"},
+		{"applies", mutateCmd{Anomaly: "rename-exdev", Args: mutateArgs{Trace: in}, Output: out}, -1, "= -1 EXDEV (Invalid cross-device link) (INJECTED)"},
+		{"composes with amplification", mutateCmd{Anomaly: "fsync-eio", Amplify: []string{"commit"}, Args: mutateArgs{Trace: in}, Output: out}, -1, "fsync(-1</w>)"},
+		{"unknown anomaly", mutateCmd{Anomaly: "rename-exdv", Args: mutateArgs{Trace: in}}, exitTool, "did you mean rename-exdev"},
+		{"selector matches nothing", mutateCmd{Anomaly: "rename-exdev", Select: []string{"path=*.nope"}, Args: mutateArgs{Trace: in}}, exitTool, `selector "path=*.nope" matches no call`},
+		{"bad selector", mutateCmd{Anomaly: "rename-exdev", Select: []string{"nth=0"}, Args: mutateArgs{Trace: in}}, exitTool, `nth="0"`},
+		{"malformed trace", mutateCmd{Anomaly: "rename-exdev", Args: mutateArgs{Trace: bad}}, exitTool, "bad.strace:1:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

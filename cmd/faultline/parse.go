@@ -14,8 +14,10 @@ import (
 
 // parseCmd is `faultline parse`: validate traces, optionally as JSON events.
 type parseCmd struct {
-	JSON  bool     `help:"Print one JSON object per line of the trace."`
-	Files []string `arg:"" name:"file" help:"Trace files (- for standard input)." type:"path"`
+	JSON bool `long:"json" description:"Print one JSON object per line of the trace."`
+	Args struct {
+		Files []string `positional-arg-name:"FILE" required:"1" description:"Trace files (- for standard input)."`
+	} `positional-args:"yes"`
 }
 
 func (c *parseCmd) Run() error {
@@ -24,7 +26,7 @@ func (c *parseCmd) Run() error {
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	bad := 0
-	for _, name := range c.Files {
+	for _, name := range c.Args.Files {
 		n, err := scanFile(name, func(l *parser.Line) error {
 			if c.JSON {
 				return enc.Encode(l)

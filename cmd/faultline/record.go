@@ -17,27 +17,29 @@ import (
 // recordCmd is `faultline record`: strace's own flags with strace's
 // meanings, and a trace that begins with faultline's header.
 type recordCmd struct {
-	Output    string   `short:"o" placeholder:"FILE" help:"Write the trace to FILE (atomically); '-' is stdout. Default: stderr, as strace."`
-	Follow    bool     `short:"f" help:"Trace child processes and threads."`
-	Expr      []string `short:"e" placeholder:"trace=SET" help:"Trace only SET: names and classes (%file, %desc, %process, %network, %memory, %signal, %stat), '!' negates."`
-	StrSize   int      `short:"s" default:"32" placeholder:"N" help:"Show at most N bytes of each string."`
-	Verbose   bool     `short:"v" help:"Print structures in full."`
-	DecodeFDs bool     `short:"y" help:"Print the path behind each file descriptor."`
-	Pid       int      `short:"p" placeholder:"PID" help:"Attach to a running process instead of starting one."`
-	NoSeccomp bool     `name:"no-seccomp" help:"With -e trace=, stop at every call instead of installing a seccomp-bpf filter."`
-	Init      string   `placeholder:"DIR" help:"Run in a sandbox populated from DIR (a copy keeping modes, owners, times, xattrs): a fresh file system at the working directory, in a private mount namespace."`
-	Setup     string   `placeholder:"CMD" help:"Run in a sandbox populated by sh -c CMD (run as root in it first)."`
-	User      string   `placeholder:"NAME" help:"Run the program as this user (with --init or --setup)."`
-	FS        string   `name:"fs" enum:"default,tmpfs,ext4,xfs,btrfs" default:"default" help:"The sandbox's file system: the recording RAM disk with ext4 (the default), xfs or btrfs, or tmpfs (faster to set up; no block log). Replay uses the one the header names."`
-	Sandbox   string   `placeholder:"DIR" help:"Where the program sees the sandbox (its working directory); default: the current directory."`
-	Command   []string `arg:"" optional:"" passthrough:"" help:"Command and arguments to run."`
+	Output    string   `short:"o" long:"output" value-name:"FILE" description:"Write the trace to FILE (atomically); '-' is stdout. Default: stderr, as strace."`
+	Follow    bool     `short:"f" long:"follow-forks" description:"Trace child processes and threads."`
+	Expr      []string `short:"e" long:"expr" value-name:"trace=SET" description:"Trace only SET: names and classes (%file, %desc, %process, %network, %memory, %signal, %stat), '!' negates."`
+	StrSize   int      `short:"s" long:"string-limit" default:"32" value-name:"N" description:"Show at most N bytes of each string."`
+	Verbose   bool     `short:"v" long:"no-abbrev" description:"Print structures in full."`
+	DecodeFDs bool     `short:"y" long:"decode-fds" description:"Print the path behind each file descriptor."`
+	Pid       int      `short:"p" long:"attach" value-name:"PID" description:"Attach to a running process instead of starting one."`
+	NoSeccomp bool     `long:"no-seccomp" description:"With -e trace=, stop at every call instead of installing a seccomp-bpf filter."`
+	Init      string   `long:"init" value-name:"DIR" description:"Run in a sandbox populated from DIR (a copy keeping modes, owners, times, xattrs): a fresh file system at the working directory, in a private mount namespace."`
+	Setup     string   `long:"setup" value-name:"CMD" description:"Run in a sandbox populated by sh -c CMD (run as root in it first)."`
+	User      string   `long:"user" value-name:"NAME" description:"Run the program as this user (with --init or --setup)."`
+	FS        string   `long:"fs" choice:"default" choice:"tmpfs" choice:"ext4" choice:"xfs" choice:"btrfs" default:"default" description:"The sandbox's file system: the recording RAM disk with ext4 (the default), xfs or btrfs, or tmpfs (faster to set up; no block log). Replay uses the one the header names."`
+	Sandbox   string   `long:"sandbox" value-name:"DIR" description:"Where the program sees the sandbox (its working directory); default: the current directory."`
+	Args      struct {
+		Command []string `positional-arg-name:"CMD" description:"Command and arguments to run."`
+	} `positional-args:"yes"`
 }
 
 // version is faultline's, as recorded in trace headers.
 const version = "faultline 0.1-dev"
 
 func (r *recordCmd) Run(intr *interrupts) error {
-	cmdArgs := r.Command
+	cmdArgs := r.Args.Command
 	if len(cmdArgs) > 0 && cmdArgs[0] == "--" {
 		cmdArgs = cmdArgs[1:]
 	}

@@ -12,18 +12,20 @@ import (
 // replayCmd is `faultline replay`: run the program against an edited
 // trace and say how it coped.
 type replayCmd struct {
-	JSON      bool          `help:"Print the report as JSON."`
-	Timeout   time.Duration `default:"30s" help:"Kill the program and report it hung after this long."`
-	Init      string        `placeholder:"DIR" help:"Populate the sandbox from DIR instead of what the trace header says."`
-	Setup     string        `placeholder:"CMD" help:"Populate the sandbox with sh -c CMD instead of what the trace header says."`
-	NoSandbox bool          `name:"no-sandbox" help:"Replay in the host's own world (for a trace recorded without --init/--setup). The program then acts on the host's files."`
-	Log       bool          `help:"Print each injection on stderr as it is performed."`
-	Trace     string        `arg:"" help:"The (edited) trace to replay." type:"path"`
-	Command   []string      `arg:"" optional:"" passthrough:"" help:"Command and arguments; default: the trace header's."`
+	JSON      bool          `long:"json" description:"Print the report as JSON."`
+	Timeout   time.Duration `long:"timeout" default:"30s" value-name:"D" description:"Kill the program and report it hung after this long."`
+	Init      string        `long:"init" value-name:"DIR" description:"Populate the sandbox from DIR instead of what the trace header says."`
+	Setup     string        `long:"setup" value-name:"CMD" description:"Populate the sandbox with sh -c CMD instead of what the trace header says."`
+	NoSandbox bool          `long:"no-sandbox" description:"Replay in the host's own world (for a trace recorded without --init/--setup). The program then acts on the host's files."`
+	Log       bool          `long:"log" description:"Print each injection on stderr as it is performed."`
+	Args      struct {
+		Trace   string   `positional-arg-name:"TRACE" required:"yes" description:"The (edited) trace to replay."`
+		Command []string `positional-arg-name:"CMD" description:"Command and arguments, after --; default: the trace header's."`
+	} `positional-args:"yes"`
 }
 
 func (c *replayCmd) Run(intr *interrupts) error {
-	args := c.Command
+	args := c.Args.Command
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
@@ -33,7 +35,7 @@ func (c *replayCmd) Run(intr *interrupts) error {
 	if c.Timeout <= 0 {
 		return toolError("replay: --timeout %s: must be positive", c.Timeout)
 	}
-	t, err := readTrace(c.Trace)
+	t, err := readTrace(c.Args.Trace)
 	if err != nil {
 		return toolError("replay: %w", err)
 	}
@@ -55,15 +57,15 @@ func (c *replayCmd) Run(intr *interrupts) error {
 	if err != nil {
 		var we *supervisor.WorldError
 		if errors.As(err, &we) {
-			if rep != nil && c.Trace != "-" {
-				rep.Save(c.Trace)
+			if rep != nil && c.Args.Trace != "-" {
+				rep.Save(c.Args.Trace)
 			}
 			return toolError("%w", err)
 		}
 		return toolError("replay: %w", err)
 	}
-	if c.Trace != "-" {
-		if err := rep.Save(c.Trace); err != nil {
+	if c.Args.Trace != "-" {
+		if err := rep.Save(c.Args.Trace); err != nil {
 			return toolError("replay: %w", err)
 		}
 	}

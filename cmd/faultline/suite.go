@@ -12,18 +12,20 @@ import (
 // suiteCmd is `faultline suite`: run a project's suite file, the way CI
 // does.
 type suiteCmd struct {
-	JSON       bool     `name:"json" help:"Print the report as JSON instead of a table."`
-	JUnit      string   `name:"junit" type:"path" placeholder:"FILE" help:"Also write the report as JUnit XML to FILE (atomically), for CI dashboards."`
-	Jobs       int      `help:"Run N checks at once, each in its own sandbox (default: the number of cores)." placeholder:"N"`
-	Shard      string   `placeholder:"I/N" help:"Run only part I of N of the checks (the split depends on check names only), for a CI matrix."`
-	Only       []string `sep:"none" name:"run" placeholder:"NAME" help:"Run only the named check (repeat for several); the table's reproduce column uses it."`
-	Out        string   `type:"path" placeholder:"DIR" help:"Keep each check's artifacts (replayed traces, crash reports and images) in DIR."`
-	RecordOnly string   `type:"path" placeholder:"FILE" help:"Only record the program as the suite would and save the trace to FILE, to write a patch against (diff -u FILE edited.strace > edit.patch)."`
-	File       string   `arg:"" type:"path" help:"The suite file (TOML)."`
+	JSON       bool     `long:"json" description:"Print the report as JSON instead of a table."`
+	JUnit      string   `long:"junit" value-name:"FILE" description:"Also write the report as JUnit XML to FILE (atomically), for CI dashboards."`
+	Jobs       int      `long:"jobs" value-name:"N" description:"Run N checks at once, each in its own sandbox (default: the number of cores)."`
+	Shard      string   `long:"shard" value-name:"I/N" description:"Run only part I of N of the checks (the split depends on check names only), for a CI matrix."`
+	Only       []string `long:"run" value-name:"NAME" description:"Run only the named check (repeat for several); the table's reproduce column uses it."`
+	Out        string   `long:"out" value-name:"DIR" description:"Keep each check's artifacts (replayed traces, crash reports and images) in DIR."`
+	RecordOnly string   `long:"record-only" value-name:"FILE" description:"Only record the program as the suite would and save the trace to FILE, to write a patch against (diff -u FILE edited.strace > edit.patch)."`
+	Args       struct {
+		File string `positional-arg-name:"FILE" required:"yes" description:"The suite file (TOML)."`
+	} `positional-args:"yes"`
 }
 
 func (c *suiteCmd) Run(intr *interrupts) error {
-	s, err := suite.Load(c.File)
+	s, err := suite.Load(c.Args.File)
 	if err != nil {
 		return toolError("%w", err)
 	}
@@ -38,7 +40,7 @@ func (c *suiteCmd) Run(intr *interrupts) error {
 	if c.RecordOnly != "" {
 		t, err := r.Recording(ctx, s)
 		if err != nil {
-			return toolError("suite %s: %w", c.File, err)
+			return toolError("suite %s: %w", c.Args.File, err)
 		}
 		if err := blockrec.WriteFileAtomic(c.RecordOnly, t.Write); err != nil {
 			return toolError("--record-only: %w", err)
@@ -50,18 +52,18 @@ func (c *suiteCmd) Run(intr *interrupts) error {
 	rep, err := r.Run(ctx, s)
 	bar.finish()
 	if rep == nil {
-		return toolError("suite %s: %w", c.File, err)
+		return toolError("suite %s: %w", c.Args.File, err)
 	}
 	if werr := c.write(rep); werr != nil {
 		return werr
 	}
 	switch {
 	case err != nil:
-		return toolError("suite %s: %w", c.File, err)
+		return toolError("suite %s: %w", c.Args.File, err)
 	case rep.Errors() > 0:
-		return &exitError{code: exitTool, err: fmt.Errorf("suite %s: %d check(s) could not run", c.File, rep.Errors())}
+		return &exitError{code: exitTool, err: fmt.Errorf("suite %s: %d check(s) could not run", c.Args.File, rep.Errors())}
 	case rep.Unexpected() > 0:
-		return &exitError{code: exitFinding, err: fmt.Errorf("suite %s: %d check(s) got an unexpected outcome", c.File, rep.Unexpected())}
+		return &exitError{code: exitFinding, err: fmt.Errorf("suite %s: %d check(s) got an unexpected outcome", c.Args.File, rep.Unexpected())}
 	}
 	return nil
 }

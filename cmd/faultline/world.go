@@ -74,6 +74,13 @@ func defaultWorld(what string, cmd []string, init *string, setup, keep string) (
 		fmt.Fprintf(os.Stderr, "faultline: %s: warning: %s %s outside the sandbox: the runs use the real %s, and what they change stays changed (give %s under --init and name %s relatively)\n",
 			what, strings.Join(out, ", "), plural(len(out), "is", "are"), plural(len(out), "file", "files"), plural(len(out), "it", "them"), plural(len(out), "it", "them"))
 	}
+	if *init != "" {
+		if st, err := os.Stat(*init); err != nil {
+			return func() {}, toolError("%s: --init: %w", what, err)
+		} else if !st.IsDir() {
+			return func() {}, toolError("%s: --init %s: not a directory", what, *init)
+		}
+	}
 	if *init != "" || setup != "" {
 		return func() {}, nil
 	}
