@@ -105,7 +105,7 @@ func (t *tracer) injectAtEntry(p *tracee, saved, r *Regs, nr int) (int64, error)
 	}
 	for {
 		var ws unix.WaitStatus
-		if _, err := wait4(p.tid, &ws); err != nil {
+		if _, err := t.spin.wait4(p.tid, &ws); err != nil {
 			return 0, err
 		}
 		if !ws.Stopped() {
@@ -138,7 +138,7 @@ func (t *tracer) stepOver(p *tracee, r *Regs) (int64, error) {
 			return 0, err
 		}
 		var ws unix.WaitStatus
-		if _, err := wait4(p.tid, &ws); err != nil {
+		if _, err := t.spin.wait4(p.tid, &ws); err != nil {
 			return 0, err
 		}
 		if !ws.Stopped() {
@@ -165,7 +165,7 @@ func (t *tracer) waitExit(p *tracee) (int64, error) {
 	}
 	for {
 		var ws unix.WaitStatus
-		if _, err := wait4(p.tid, &ws); err != nil {
+		if _, err := t.spin.wait4(p.tid, &ws); err != nil {
 			return 0, err
 		}
 		if !ws.Stopped() {

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"github.com/faultline/faultline/parser"
 	"golang.org/x/sys/unix"
@@ -39,6 +37,8 @@ type tracer struct {
 	seccomp bool
 	opts    int
 	prefix  bool
+
+	spin spinner // how the loop waits for the next stop
 
 	rootStatus unix.WaitStatus
 	lines      *lineCapture // with Cmd.Completed: what was written since the last call
@@ -107,7 +107,7 @@ func (t *tracer) start() error {
 	t.addLive(pid)
 	// The child stops with SIGTRAP right after its execve succeeded.
 	var ws unix.WaitStatus
-	if _, err := wait4(pid, &ws); err != nil {
+	if _, err := t.spin.wait4(pid, &ws); err != nil {
 		return fmt.Errorf("start %s: wait for pid %d: %w", t.c.Path, pid, err)
 	}
 	if !ws.Stopped() {
@@ -176,7 +176,7 @@ func (t *tracer) run(ctx context.Context) error {
 	var firstErr error
 	for len(t.procs) > 0 {
 		var ws unix.WaitStatus
-		tid, err := wait4(-1, &ws)
+		tid, err := t.spin.wait4(-1, &ws)
 		if err != nil {
 			if errors.Is(err, unix.ECHILD) {
 				break
@@ -444,43 +444,6 @@ func ptraceRestart(req, tid, sig int) error {
 	return nil
 }
 
-// wait4 waits only for this thread's children and tracees
-// (__WNOTHREAD): a wait for any pid must not reap the children other
-// goroutines started with os/exec, as it would when two traced runs, or a
-// run and a setup command, go on at once in one process.
-func wait4(pid int, ws *unix.WaitStatus) (int, error) {
-	// A tracee that was just restarted usually stops again within
-	// microseconds: poll a few times without leaving the Go scheduler
-	// (a blocking syscall hands the P off and must win it back on
-	// return, which costs more than the stop itself), then block.
-	for i := 0; i < spinPolls; i++ {
-		r, _, e := unix.RawSyscall6(unix.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(ws)), uintptr(unix.WALL|unix.WNOTHREAD|unix.WNOHANG), 0, 0, 0)
-		if e == 0 && r != 0 {
-			return int(r), nil
-		}
-		if e != 0 && e != unix.EINTR {
-			return -1, e
-		}
-	}
-	for {
-		n, err := unix.Wait4(pid, ws, unix.WALL|unix.WNOTHREAD, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		return n, err
-	}
-}
-
-// spinPolls is how many polls; on one CPU the tracee cannot run while
-// the tracer polls, so there it blocks at once. 50 polls (tens of
-// microseconds) took find under faultline record from 2.8 s to 1.9 s.
-var spinPolls = func() int {
-	if runtime.NumCPU() > 1 {
-		return 50
-	}
-	return 0
-}()
-
 func describeStatus(ws unix.WaitStatus) string {
 	switch {
 	case ws.Exited():
@@ -552,7 +515,7 @@ func (t *tracer) detachAll() {
 		if err := unix.PtraceDetach(tid); err != nil {
 			unix.PtraceInterrupt(tid)
 			var ws unix.WaitStatus
-			if _, err := wait4(tid, &ws); err == nil && ws.Stopped() {
+			if _, err := t.spin.wait4(tid, &ws); err == nil && ws.Stopped() {
 				unix.PtraceDetach(tid)
 			}
 		}

@@ -27,22 +27,6 @@ type command struct {
 	cmd         any // a struct of go-flags tags with Run() or Run(*interrupts)
 }
 
-// commands is the command tree, in the order help lists it.
-func commands() []command {
-	return []command{
-		{"parse", "Check that trace files are valid strace output.", false, &parseCmd{}},
-		{"fmt", "Print a trace back through the parser.", false, &fmtCmd{}},
-		{"record", "Run a command under ptrace and write its trace.", true, &recordCmd{}},
-		{"replay", "Replay a program against an (edited) trace and say how it coped.", false, &replayCmd{}},
-		{"mutate", "Apply an anomaly from the catalogue to a trace.", false, &mutateCmd{}},
-		{"anomalies", "List the anomaly catalogue with explanations.", false, &anomaliesCmd{}},
-		{"suite", "Run a suite file: checks with expected outcomes, as CI does.", false, &suiteCmd{}},
-		{"audit", "Try every applicable anomaly and the crash check on a program; list the findings.", true, &auditCmd{}},
-		{"blocklog", "Print a saved block log (writes and flushes with their trace positions).", false, &blocklogCmd{}},
-		{"crash", "Check that every state a crash can leave the program's files in can be recovered.", true, &crashCmd{}},
-	}
-}
-
 // exitError carries an exit status out of a command's Run.
 type exitError struct {
 	code int
@@ -85,6 +69,9 @@ func main() {
 // execute parses args, runs the command they name and returns the exit
 // status.
 func execute(args []string) int {
+	if run := handOff(args, nil); run != nil {
+		return run()
+	}
 	p, byName, err := newParser()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faultline:", err)
@@ -109,8 +96,12 @@ func execute(args []string) int {
 		fmt.Fprintf(os.Stderr, "faultline: %s: unexpected argument %q\n", p.Active.Name, rest[0])
 		return exitTool
 	}
+	cmd := byName[p.Active.Name]
+	if run := handOff(args, cmd); run != nil {
+		return run()
+	}
 	intr := &interrupts{}
-	switch c := byName[p.Active.Name].(type) {
+	switch c := cmd.(type) {
 	case interface{ Run(*interrupts) error }:
 		err = c.Run(intr)
 	case interface{ Run() error }:
