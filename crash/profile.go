@@ -52,7 +52,7 @@ func (c *Check) runProfile(ctx context.Context, sb *sandbox) (*profile, error) {
 	}
 	defer io.close()
 	cmd := &tracer.Cmd{
-		Path: c.Argv[0], Args: c.Argv, Env: c.Env, Dir: sb.dir,
+		Path: c.Argv[0], Args: c.Argv, Env: c.Env, Dir: sb.dir, SyncDir: sb.dir,
 		Follow: true, DecodeFDs: true, StringLimit: 256,
 		Output: &out, Tool: toolName, HeaderExtra: sb.headerLines(c.fs()),
 		Stdin: io.stdin, Stdout: io.out, Stderr: io.out,

@@ -108,7 +108,7 @@ func (c *Check) replay(ctx context.Context, sb *sandbox, plan *replayPlan, pos f
 	}
 	defer io.close()
 	cmd := &tracer.Cmd{
-		Path: c.Argv[0], Args: c.Argv, Env: c.Env, Dir: sb.dir, Follow: true,
+		Path: c.Argv[0], Args: c.Argv, Env: c.Env, Dir: sb.dir, SyncDir: sb.dir, Follow: true,
 		Stdin: io.stdin, Stdout: io.out, Stderr: io.out,
 		Hooks: tracer.Hooks{
 			NewThread: func(tid, parent int) {

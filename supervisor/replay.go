@@ -175,6 +175,7 @@ func (r *Replay) Run(ctx context.Context) (*Report, error) {
 	if sb != nil {
 		e.syncDir = sb.Dir
 		c.Dir = sb.Dir
+		c.SyncDir = sb.Dir
 		c.Prepare = sb.Enter
 		c.Release = sb.Leave
 		c.Credential = sb.Credential()

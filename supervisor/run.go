@@ -71,6 +71,7 @@ func (r *Run) Run(ctx context.Context) error {
 	if r.Sandbox != nil {
 		sb := r.Sandbox
 		c.Dir = sb.Dir
+		c.SyncDir = sb.Dir
 		c.Prepare = sb.Enter
 		c.Release = sb.Leave
 		c.Credential = sb.Credential()

@@ -23,6 +23,9 @@ type scall struct {
 	skip     bool
 	skipRet  int64
 	injected bool
+	// syncFD is the descriptor of Cmd.SyncDir a sync() runs on as
+	// syncfs, closed at its exit; 0 when there is none.
+	syncFD int
 }
 
 func (s *scall) name() string { return s.se.name }
@@ -60,6 +63,9 @@ func (t *tracer) enter(p *tracee, r *Regs) {
 		}
 		t.c.Hooks.Enter(s)
 	}
+	if t.c.SyncDir != "" && sc.nr == unix.SYS_SYNC && !sc.skip {
+		t.syncAsSyncfs(p, r)
+	}
 	if show {
 		t.closeOpen()
 		t.cur = p
@@ -74,6 +80,9 @@ func (t *tracer) exit(p *tracee) {
 		return
 	}
 	p.sc = nil
+	if sc.syncFD > 0 {
+		t.closeSyncFD(p, sc.syncFD)
+	}
 	needRegs := sc.skip || t.c.Hooks.Exit != nil || (t.decode && !sc.hidden)
 	if !needRegs {
 		return

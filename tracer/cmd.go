@@ -48,6 +48,10 @@ type Cmd struct {
 	// Hooks are called from the tracing thread at each stop.
 	Hooks Hooks
 
+	// SyncDir, when set, is the sandbox as the program sees it: the
+	// program's sync() then runs as syncfs(2) of it (syncfs.go).
+	SyncDir string
+
 	// Tool, when set ("faultline v0.1"), makes the trace begin with the
 	// '#' header (HeaderLines) written before the first line.
 	Tool string

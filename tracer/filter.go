@@ -150,14 +150,3 @@ func (f *Filter) Names() []string {
 
 // String is the filter as given.
 func (f *Filter) String() string { return f.spec }
-
-// numbers lists the traced syscall numbers, for the seccomp program.
-func (f *Filter) numbers() []int {
-	var out []int
-	for nr := range sysNames {
-		if f.Has(nr) {
-			out = append(out, nr)
-		}
-	}
-	return out
-}

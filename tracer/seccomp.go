@@ -3,6 +3,7 @@ package tracer
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,15 +31,22 @@ const (
 	seccompRetTrace = 0x7ff00000
 )
 
-// seccompProgram lists the traced calls (or, when that is shorter, the
-// untraced ones), each as "jeq nr; ret verdict".
-func seccompProgram(f *Filter) []bpfInsn {
-	traced := f.numbers()
+// seccompProgram lists the calls that stop (or, when that is shorter, the
+// others), each as "jeq nr; ret verdict": the traced ones, and also those
+// the tracer must see without printing them (sync with Cmd.SyncDir).
+func seccompProgram(f *Filter, also ...int) []bpfInsn {
+	stops := func(nr int) bool { return f.Has(nr) || slices.Contains(also, nr) }
+	var traced []int
+	for nr := range sysNames {
+		if stops(nr) {
+			traced = append(traced, nr)
+		}
+	}
 	list, hit, miss := traced, uint32(seccompRetTrace), uint32(seccompRetAllow)
 	if len(traced) > len(sysNames)/2 {
 		var untraced []int
 		for nr := range sysNames {
-			if !f.Has(nr) {
+			if !stops(nr) {
 				untraced = append(untraced, nr)
 			}
 		}
@@ -61,7 +69,11 @@ func seccompProgram(f *Filter) []bpfInsn {
 // installSeccomp loads the filter into p, which must be stopped before
 // running any of the program's code.
 func (t *tracer) installSeccomp(p *tracee) error {
-	prog := seccompProgram(t.c.Filter)
+	var also []int
+	if t.c.SyncDir != "" {
+		also = append(also, unix.SYS_SYNC)
+	}
+	prog := seccompProgram(t.c.Filter, also...)
 	var regs Regs
 	if err := unix.PtraceGetRegs(p.tid, &regs.PtraceRegs); err != nil {
 		return fmt.Errorf("seccomp: registers: %w", err)
