@@ -8,8 +8,10 @@
 // exits; reading tracee memory (process_vm_readv); decoding arguments
 // (a syscall table of argument kinds, one small formatter per kind);
 // the seccomp-bpf filter that keeps untraced calls from stopping the
-// tracee; and a hook API (Hooks, Stop) through which the replay supervisor
-// sees and changes each call at entry and exit.
+// tracee; how the tracing thread waits for the next stop (spin.go); the
+// confinement of a sandboxed program's sync() to its sandbox (syncfs.go);
+// and a hook API (Hooks, Stop) through which the replay supervisor sees
+// and changes each call at entry and exit.
 //
 // It must not: import anything of faultline's but parser; run ptrace from
 // more than one OS thread (every ptrace request comes from the locked
