@@ -128,10 +128,9 @@ func (c *Cmd) Start(ctx context.Context) error {
 	c.t = t
 	c.done = make(chan struct{})
 	ready := make(chan error, 1)
-	go func() {
-		// ptrace binds a tracee to the thread that attached it: every
-		// request must come from this one thread until Wait returns.
-		runtime.LockOSThread()
+	// ptrace binds a tracee to the thread that attached it: every request
+	// must come from this one thread until Wait returns (thread.go).
+	go onChildlessThread(func() {
 		if c.Prepare == nil {
 			defer runtime.UnlockOSThread()
 		}
@@ -148,7 +147,7 @@ func (c *Cmd) Start(ctx context.Context) error {
 		ready <- nil
 		c.err = t.run(ctx)
 		c.Status = t.rootStatus
-	}()
+	})
 	return <-ready
 }
 
