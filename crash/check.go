@@ -245,6 +245,9 @@ func (c *Check) Run(ctx context.Context) (rep *oracle.Report, err error) {
 		rep.Notes = append(rep.Notes, "the recording run diverged from the trace ("+rec.divergence+"); crash positions after that point are approximate")
 	}
 	rep.LogWrites, rep.LogFlushes, rep.LogBytes = rec.log.Stats()
+	if bg := backgroundFlushes(rec.log, amplified); len(bg) > 0 {
+		rep.Notes = append(rep.Notes, backgroundNote(bg, amplified))
+	}
 	if c.Out != "" {
 		// `faultline blocklog` prints it.
 		if err := blockrec.SaveLog(filepath.Join(c.Out, "block.log"), rec.log); err != nil {

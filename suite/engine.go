@@ -37,5 +37,6 @@ type CrashResult struct {
 	Sites        int     // crash states checked
 	Inconsistent int     // of those, inconsistent
 	Findings     []string
-	Report       string // where the check saved its report and artifacts, or ""
+	Report       string   // where the check saved its report and artifacts, or ""
+	Notes        []string // the check's remarks: a run that differed, writeback it did not cause
 }

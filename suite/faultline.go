@@ -121,7 +121,7 @@ func (f *Faultline) Crash(ctx context.Context, p *Program, o CrashOptions) (*Cra
 		return nil, err
 	}
 	res := &CrashResult{Verdict: Outcome(rep.Verdict), Sites: rep.CrashSites + rep.KillPoints,
-		Inconsistent: rep.InconsistentSites}
+		Inconsistent: rep.InconsistentSites, Notes: rep.Notes}
 	if c.Out != "" {
 		res.Report = filepath.Join(c.Out, "report.txt")
 	}

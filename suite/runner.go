@@ -196,6 +196,9 @@ func (r *Runner) one(ctx context.Context, p *Program, trace *mutators.Trace, c *
 			}
 			res.Got = cr.Verdict
 			res.Detail = fmt.Sprintf("%d of %d crash states inconsistent", cr.Inconsistent, cr.Sites)
+			for _, n := range cr.Notes {
+				res.Detail += "\nnote: " + n
+			}
 			res.Findings = cr.Findings
 			res.Artifacts = cr.Report
 			return nil
