@@ -276,6 +276,12 @@ func removeSameDev(p string, dev uint64) error {
 		if errors.Is(err, unix.ENOENT) {
 			return nil
 		}
+		// A FUSE mount whose server is gone, not in the mount table when
+		// it was read (its process was still tearing down): detach it and
+		// look again. Each detach removes one mount, so this ends.
+		if errors.Is(err, unix.ENOTCONN) && unix.Unmount(p, unix.MNT_DETACH) == nil {
+			return removeSameDev(p, dev)
+		}
 		return fmt.Errorf("blockrec: removing %s: %w", p, err)
 	}
 	if st.Dev != dev {

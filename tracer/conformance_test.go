@@ -311,8 +311,11 @@ func loadTrace(t *testing.T, path string) [][]event {
 }
 
 var (
-	reAddr     = regexp.MustCompile(`0x[0-9a-f]{5,}`) // non-PIE heaps (python3) start as low as 0xe2c000
-	reTime     = regexp.MustCompile(`(tv_sec|tv_nsec|tv_usec|st_[amc]time(_nsec)?|stx_[abcm]time|si_utime|si_stime|uptime)=\d+`)
+	reAddr = regexp.MustCompile(`0x[0-9a-f]{5,}`) // non-PIE heaps (python3) start as low as 0xe2c000
+	reTime = regexp.MustCompile(`(tv_sec|tv_nsec|tv_usec|st_[amc]time(_nsec)?|stx_[abcm]time|si_utime|si_stime|uptime)=\d+`)
+	// A child's CPU time differs between the two runs, and with it
+	// whether strace's seconds comment is there at all.
+	reTicks    = regexp.MustCompile(`(si_utime|si_stime)=T /\* \d+\.\d+ s \*/`)
 	reISO      = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d{4}`)
 	reIno      = regexp.MustCompile(`(st_ino|stx_ino|d_ino|d_off|stx_mnt_id|st_dev|stx_dev_major|stx_dev_minor)=[^,}]+`)
 	reRandom   = regexp.MustCompile(`^getrandom\("[^"]*"(\.\.\.)?`)
@@ -333,6 +336,7 @@ func normalise(s string, pids map[string]string) string {
 	s = rePad.ReplaceAllString(s, ") = ")
 	s = reISO.ReplaceAllString(s, "DATE")
 	s = reTime.ReplaceAllString(s, "${1}=T")
+	s = reTicks.ReplaceAllString(s, "${1}=T")
 	s = reIno.ReplaceAllString(s, "${1}=I")
 	s = reRandom.ReplaceAllString(s, `getrandom("RANDOM"`)
 	s = rePort.ReplaceAllString(s, "htons(PORT)")

@@ -218,8 +218,8 @@ func (t *tracer) siginfoStruct(si *siginfo) *parser.Struct {
 			status = sigExpr(i32(8))
 		}
 		f = append(f, parser.Field("si_pid", parser.Dec(i32(0))), parser.Field("si_uid", parser.Udec(u32(4))),
-			parser.Field("si_status", status), parser.Field("si_utime", parser.Dec(int64(le64(b[16:])))),
-			parser.Field("si_stime", parser.Dec(int64(le64(b[24:])))))
+			parser.Field("si_status", status), parser.Field("si_utime", clockTicks(le64(b[16:]))),
+			parser.Field("si_stime", clockTicks(le64(b[24:]))))
 	case sig == unix.SIGSEGV || sig == unix.SIGBUS || sig == unix.SIGILL || sig == unix.SIGFPE || sig == unix.SIGTRAP:
 		f = append(f, parser.Field("si_addr", ptr(le64(b[0:]))))
 	case sig == unix.SIGSYS:

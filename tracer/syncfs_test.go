@@ -14,8 +14,8 @@ import (
 // dirtyDisk mounts a small ext4 on a loop device (a 5-minute journal
 // commit interval keeps jbd2 out of the way, and nothing is left for
 // ext4lazyinit to do) and returns its mount point and functions that write
-// a file on it that is not yet written back, and that read the device's
-// count of sectors written.
+// a new file on it that is not yet written back, and that read the
+// device's count of sectors written.
 func dirtyDisk(t *testing.T) (mnt string, dirty func(), written func() int) {
 	t.Helper()
 	dir := t.TempDir()
@@ -41,14 +41,17 @@ func dirtyDisk(t *testing.T) (mnt string, dirty func(), written func() int) {
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() { exec.Command("losetup", "-d", dev).Run() })
-	if out, err := exec.Command("mount", "-o", "commit=300", dev, mnt).CombinedOutput(); err != nil {
+	// noauto_da_alloc: a file rewritten after a truncate would otherwise
+	// be written back at its close, whenever that write-back lands.
+	if out, err := exec.Command("mount", "-o", "commit=300,noauto_da_alloc", dev, mnt).CombinedOutput(); err != nil {
 		t.Fatalf("mount: %v: %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
-	n := byte(0)
+	n := 0
 	dirty = func() {
 		n++
-		if err := os.WriteFile(filepath.Join(mnt, "dirty"), bytes.Repeat([]byte{n}, 256<<10), 0o644); err != nil {
+		name := filepath.Join(mnt, "dirty"+strconv.Itoa(n))
+		if err := os.WriteFile(name, bytes.Repeat([]byte{'x'}, 256<<10), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,7 +120,7 @@ func TestSyncDir(t *testing.T) {
 	}
 	dirty()
 	before := written()
-	if out, err := exec.Command("sync", "-f", filepath.Join(mnt, "dirty")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("sync", "-f", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("sync -f: %v: %s", err, out)
 	}
 	if written() == before {

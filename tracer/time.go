@@ -122,3 +122,14 @@ var kTimeOut = kind{out: func(d *dec, i int, _ *parser.Arg) *parser.Arg {
 	}
 	return pos(parser.NewArray(parser.Dec(int64(v))))
 }}
+
+// clockTicks prints a clock_t as strace does: the count, and when it is
+// not zero the seconds it makes at USER_HZ (100 ticks a second on every
+// Linux ABI) in a comment, "1 /* 0.01 s */".
+func clockTicks(v uint64) *parser.Expr {
+	e := parser.Udec(v)
+	if v == 0 {
+		return e
+	}
+	return e.WithComment(fmt.Sprintf("%d.%02d s", v/100, v%100))
+}
