@@ -28,15 +28,10 @@ type auditCmd struct {
 	Shard      string        `long:"shard" value-name:"I/N" description:"Run only part I of N of the checks."`
 	JSON       bool          `long:"json" description:"Print the report as JSON."`
 	Out        string        `long:"out" default:"faultline-audit" value-name:"DIR" description:"Keep the recording (trace.strace) and each check's artifacts in DIR; the reproduction commands name it."`
-	Args       struct {
-		Cmd []string `positional-arg-name:"CMD" description:"The program and its arguments, after --."`
-	} `positional-args:"yes"`
+	Args       programArgs   `positional-args:"yes"`
 }
 
 func (c *auditCmd) Run(intr *interrupts) error {
-	if len(c.Args.Cmd) > 0 && c.Args.Cmd[0] == "--" {
-		c.Args.Cmd = c.Args.Cmd[1:]
-	}
 	if len(c.Args.Cmd) == 0 {
 		return toolError("audit: no command given (faultline audit [flags] -- CMD ARGS...)")
 	}

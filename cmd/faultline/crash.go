@@ -31,15 +31,10 @@ type crashCmd struct {
 	Out        string        `long:"out" value-name:"DIR" description:"Write report.json, report.txt, the trace and per finding the crash image and marked trace to DIR."`
 	Workers    int           `long:"workers" value-name:"N" description:"Crash images checked at once (default: cores+1)."`
 	Timeout    time.Duration `long:"timeout" default:"60s" value-name:"D" description:"Time limit of each run of the program."`
-	Args       struct {
-		Cmd []string `positional-arg-name:"CMD" description:"The program and its arguments, after --."`
-	} `positional-args:"yes"`
+	Args       programArgs   `positional-args:"yes"`
 }
 
 func (c *crashCmd) Run(intr *interrupts) error {
-	if len(c.Args.Cmd) > 0 && c.Args.Cmd[0] == "--" {
-		c.Args.Cmd = c.Args.Cmd[1:]
-	}
 	if len(c.Args.Cmd) == 0 {
 		return toolError("crash: no command given (faultline crash [flags] -- CMD ARGS...)")
 	}

@@ -20,32 +20,27 @@ func recordCommand() command {
 // recordCmd is `faultline record`: strace's own flags with strace's
 // meanings, and a trace that begins with faultline's header.
 type recordCmd struct {
-	Output    string   `short:"o" long:"output" value-name:"FILE" description:"Write the trace to FILE (atomically); '-' is stdout. Default: stderr, as strace."`
-	Follow    bool     `short:"f" long:"follow-forks" description:"Trace child processes and threads."`
-	Expr      []string `short:"e" long:"expr" value-name:"trace=SET" description:"Trace only SET: names and classes (%file, %desc, %process, %network, %memory, %signal, %stat), '!' negates."`
-	StrSize   int      `short:"s" long:"string-limit" default:"32" value-name:"N" description:"Show at most N bytes of each string."`
-	Verbose   bool     `short:"v" long:"no-abbrev" description:"Print structures in full."`
-	DecodeFDs bool     `short:"y" long:"decode-fds" description:"Print the path behind each file descriptor."`
-	Pid       int      `short:"p" long:"attach" value-name:"PID" description:"Attach to a running process instead of starting one."`
-	NoSeccomp bool     `long:"no-seccomp" description:"With -e trace=, stop at every call instead of installing a seccomp-bpf filter."`
-	Init      string   `long:"init" value-name:"DIR" description:"Run in a sandbox populated from DIR (a copy keeping modes, owners, times, xattrs): a fresh file system at the working directory, in a private mount namespace."`
-	Setup     string   `long:"setup" value-name:"CMD" description:"Run in a sandbox populated by sh -c CMD (run as root in it first)."`
-	User      string   `long:"user" value-name:"NAME" description:"Run the program as this user (with --init or --setup)."`
-	FS        string   `long:"fs" choice:"default" choice:"tmpfs" choice:"ext4" choice:"xfs" choice:"btrfs" default:"default" description:"The sandbox's file system: the recording RAM disk with ext4 (the default), xfs or btrfs, or tmpfs (faster to set up; no block log). Replay uses the one the header names."`
-	Sandbox   string   `long:"sandbox" value-name:"DIR" description:"Where the program sees the sandbox (its working directory); default: the current directory."`
-	Args      struct {
-		Command []string `positional-arg-name:"CMD" description:"Command and arguments to run."`
-	} `positional-args:"yes"`
+	Output    string      `short:"o" long:"output" value-name:"FILE" description:"Write the trace to FILE (atomically); '-' is stdout. Default: stderr, as strace."`
+	Follow    bool        `short:"f" long:"follow-forks" description:"Trace child processes and threads."`
+	Expr      []string    `short:"e" long:"expr" value-name:"trace=SET" description:"Trace only SET: names and classes (%file, %desc, %process, %network, %memory, %signal, %stat), '!' negates."`
+	StrSize   int         `short:"s" long:"string-limit" default:"32" value-name:"N" description:"Show at most N bytes of each string."`
+	Verbose   bool        `short:"v" long:"no-abbrev" description:"Print structures in full."`
+	DecodeFDs bool        `short:"y" long:"decode-fds" description:"Print the path behind each file descriptor."`
+	Pid       int         `short:"p" long:"attach" value-name:"PID" description:"Attach to a running process instead of starting one."`
+	NoSeccomp bool        `long:"no-seccomp" description:"With -e trace=, stop at every call instead of installing a seccomp-bpf filter."`
+	Init      string      `long:"init" value-name:"DIR" description:"Run in a sandbox populated from DIR (a copy keeping modes, owners, times, xattrs): a fresh file system at the working directory, in a private mount namespace."`
+	Setup     string      `long:"setup" value-name:"CMD" description:"Run in a sandbox populated by sh -c CMD (run as root in it first)."`
+	User      string      `long:"user" value-name:"NAME" description:"Run the program as this user (with --init or --setup)."`
+	FS        string      `long:"fs" choice:"default" choice:"tmpfs" choice:"ext4" choice:"xfs" choice:"btrfs" default:"default" description:"The sandbox's file system: the recording RAM disk with ext4 (the default), xfs or btrfs, or tmpfs (faster to set up; no block log). Replay uses the one the header names."`
+	Sandbox   string      `long:"sandbox" value-name:"DIR" description:"Where the program sees the sandbox (its working directory); default: the current directory."`
+	Args      programArgs `positional-args:"yes"`
 }
 
 // version is faultline's, as recorded in trace headers.
 const version = "faultline 0.1-dev"
 
 func (r *recordCmd) Run(intr *interrupts) error {
-	cmdArgs := r.Args.Command
-	if len(cmdArgs) > 0 && cmdArgs[0] == "--" {
-		cmdArgs = cmdArgs[1:]
-	}
+	cmdArgs := r.Args.Cmd
 	if r.Pid == 0 && len(cmdArgs) == 0 {
 		return toolError("record: give a command to run or -p PID")
 	}
