@@ -104,17 +104,9 @@ func (e *engine) performCall(s *tracer.Stop, c *parser.Syscall) ([]string, error
 // onDir opens dir in the program's context, performs call nr on it and
 // closes it again.
 func (e *engine) onDir(s *tracer.Stop, nr int, what, dir string) ([]string, error) {
-	addr, release, err := tracerString(s, dir)
+	dfd, err := s.OpenDir(dir)
 	if err != nil {
 		return nil, err
-	}
-	defer release()
-	dfd, err := s.Inject(unix.SYS_OPENAT, uint64(unixAtFdcwd), addr, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
-	if err != nil {
-		return nil, err
-	}
-	if dfd < 0 {
-		return nil, fmt.Errorf("open %s: %v", dir, unix.Errno(-dfd))
 	}
 	r, err := s.Inject(nr, uint64(dfd))
 	if _, cerr := s.Inject(unix.SYS_CLOSE, uint64(dfd)); cerr != nil && err == nil {
@@ -123,38 +115,9 @@ func (e *engine) onDir(s *tracer.Stop, nr int, what, dir string) ([]string, erro
 	return result(what+" "+dir, r), err
 }
 
-const unixAtFdcwd = ^uint64(99) // AT_FDCWD, -100, as a register value
-
 func result(what string, r int64) []string {
 	if failedRet(r) {
 		return []string{what + " = " + errnoText(r)}
 	}
 	return []string{fmt.Sprintf("%s = %d", what, r)}
-}
-
-// tracerString puts a NUL-terminated string into the stopped thread's
-// memory: below its stack's red zone (free while the thread is stopped),
-// or in a page mapped for the purpose when that is not writable.
-func tracerString(s *tracer.Stop, str string) (uint64, func(), error) {
-	b := append([]byte(str), 0)
-	if len(b) < 2048 {
-		addr := (s.Regs.SP() - 256 - uint64(len(b))) &^ 15
-		if err := s.WriteMem(addr, b); err == nil {
-			return addr, func() {}, nil
-		}
-	}
-	size := uint64((len(b) + 4095) &^ 4095)
-	addr, err := s.Inject(unix.SYS_MMAP, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS, ^uint64(0), 0)
-	if err != nil {
-		return 0, nil, err
-	}
-	if failedRet(addr) {
-		return 0, nil, fmt.Errorf("mmap in the program: %v", unix.Errno(-addr))
-	}
-	release := func() { s.Inject(unix.SYS_MUNMAP, uint64(addr), size) }
-	if err := s.WriteMem(uint64(addr), b); err != nil {
-		release()
-		return 0, nil, err
-	}
-	return uint64(addr), release, nil
 }
